@@ -1,0 +1,1 @@
+"""Competitions between GTP engines: playoffs, all-play-all, the Monte Carlo tuner."""

@@ -1,0 +1,1 @@
+"""Engines shipped with gtp-arena."""

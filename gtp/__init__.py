@@ -1,0 +1,1 @@
+"""The Go Text Protocol (both sides) and the shared Go vocabulary of gtp-arena."""
