@@ -118,7 +118,9 @@ def parse_move_answer(text: str, size: int) -> Move:
     return PASS if point is None else Move(point)
 
 
-def parse_colour_and_vertex(args: tuple[str, ...] | list[str], size: int) -> tuple[Colour, Point | None]:
+def parse_colour_and_vertex(
+    args: tuple[str, ...] | list[str], size: int
+) -> tuple[Colour, Point | None]:
     """Parse the arguments of ``play``: a colour and a vertex."""
     if len(args) != 2:
         raise VertexError("expected a colour and a vertex")
