@@ -1,0 +1,692 @@
+"""Match statistics (pure): win rates, Elo with intervals, LOS, SPRT and Bradley–Terry ratings.
+
+Everything here is plain arithmetic on counts, standard library only, so the
+competitions, reports and the dashboard can call it on every result.
+
+Counting.  A :class:`WDL` tally is kept from one player's side.  A jigo is a
+draw (half a point each, as Gomill counts it).  A game that counts but has no
+known winner and is not a jigo (unscorable, scorers disagreed, stopped at
+``move_limit``) is kept as ``unknown``: it is shown, but it is left out of every
+figure here, because it says nothing about who is stronger.
+
+Elo is the logistic scale: a score fraction ``p`` is worth
+``-400 * log10(1/p - 1)`` Elo, so 75 % is about +190.85 and 90 % about +381.7.
+Intervals are two-sided normal-approximation intervals at ``confidence``
+(default 95 %).  Elo values are ``math.inf`` / ``-math.inf`` for a score of
+100 % / 0 %; see :func:`elo_estimate` for how intervals behave there.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from statistics import NormalDist
+
+import attrs
+
+DEFAULT_CONFIDENCE = 0.95
+
+# Natural-log rating units (the Bradley–Terry / logistic parameter) per Elo point.
+_NATS_PER_ELO = math.log(10.0) / 400.0
+
+
+def _z(confidence: float) -> float:
+    """The two-sided normal quantile: 1.95996... for 0.95."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be between 0 and 1, not {confidence!r}")
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
+def elo_from_score(score: float) -> float:
+    """Logistic Elo difference for an expected score fraction in [0, 1] (±inf at the ends)."""
+    if not 0.0 <= score <= 1.0:
+        raise ValueError(f"score fraction must be in [0, 1], not {score!r}")
+    if score == 0.0:
+        return -math.inf
+    if score == 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def score_from_elo(elo: float) -> float:
+    """Expected score fraction for a logistic Elo difference (inverse of :func:`elo_from_score`)."""
+    if elo < 0.0:  # the same value, written so that 10^x cannot overflow
+        odds = math.pow(10.0, elo / 400.0)
+        return odds / (1.0 + odds)
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
+
+
+# ---------------------------------------------------------------------------
+# Tallies
+
+_GAME_SCORES = (0.0, 0.5, 1.0)
+
+
+@attrs.frozen
+class WDL:
+    """Wins, losses, draws (jigos) and unknown results, from one player's side."""
+
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    unknown: int = 0
+
+    def __attrs_post_init__(self) -> None:
+        if min(self.wins, self.losses, self.draws, self.unknown) < 0:
+            raise ValueError(f"negative count in {self!r}")
+
+    @classmethod
+    def from_scores(cls, scores: Iterable[float | None]) -> WDL:
+        """Tally game scores for the player: 1 win, 0.5 jigo, 0 loss, None unknown."""
+        counts = {1.0: 0, 0.0: 0, 0.5: 0}
+        unknown = 0
+        for score in scores:
+            if score is None:
+                unknown += 1
+            elif score in counts:
+                counts[score] += 1
+            else:
+                raise ValueError(f"a game score must be 0, 0.5, 1 or None, not {score!r}")
+        return cls(counts[1.0], counts[0.0], counts[0.5], unknown)
+
+    @property
+    def games(self) -> int:
+        """Games with a known outcome (unknown results excluded)."""
+        return self.wins + self.losses + self.draws
+
+    @property
+    def points(self) -> float:
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def score(self) -> float:
+        """Score fraction (a jigo is half a win); 0.5 when no game has a known outcome."""
+        return self.points / self.games if self.games else 0.5
+
+    def __add__(self, other: WDL) -> WDL:
+        return WDL(
+            self.wins + other.wins,
+            self.losses + other.losses,
+            self.draws + other.draws,
+            self.unknown + other.unknown,
+        )
+
+    def swapped(self) -> WDL:
+        """The same games from the opponent's side."""
+        return WDL(self.losses, self.wins, self.draws, self.unknown)
+
+
+@attrs.frozen
+class Pentanomial:
+    """Games played in colour-swapped pairs, counted by the player's score in the pair.
+
+    ``counts[k]`` is the number of pairs in which the player scored ``k / 2``
+    points (0, 0.5, 1, 1.5, 2), as fastchess counts them.  ``incomplete``
+    counts pairs left out because a game's result was unknown.
+    """
+
+    counts: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+    incomplete: int = 0
+
+    def __attrs_post_init__(self) -> None:
+        if len(self.counts) != 5 or min(self.counts) < 0 or self.incomplete < 0:
+            raise ValueError(f"bad pentanomial counts {self.counts!r}")
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[float | None, float | None]]) -> Pentanomial:
+        """Count pairs of game scores (1, 0.5, 0, or None for unknown) for the player."""
+        counts = [0, 0, 0, 0, 0]
+        incomplete = 0
+        for first, second in pairs:
+            if first is None or second is None:
+                incomplete += 1
+                continue
+            if first not in _GAME_SCORES or second not in _GAME_SCORES:
+                raise ValueError(f"bad game scores in pair {(first, second)!r}")
+            counts[int(2.0 * (first + second))] += 1
+        return cls((counts[0], counts[1], counts[2], counts[3], counts[4]), incomplete)
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def score(self) -> float:
+        """Score fraction over all games of the counted pairs; 0.5 when there are none."""
+        if not self.pairs:
+            return 0.5
+        return sum(k * n for k, n in enumerate(self.counts)) / (4.0 * self.pairs)
+
+
+# ---------------------------------------------------------------------------
+# Per pairing
+
+
+@attrs.frozen
+class Interval:
+    """A point estimate with a two-sided interval (``lower <= value <= upper``)."""
+
+    value: float
+    lower: float
+    upper: float
+
+    @property
+    def margin(self) -> float:
+        """Half the interval's width: the ``±`` figure (inf when a bound is infinite)."""
+        return (self.upper - self.lower) / 2.0
+
+    def contains(self, x: float) -> bool:
+        return self.lower <= x <= self.upper
+
+
+def wilson_interval(
+    successes: float, trials: float, confidence: float = DEFAULT_CONFIDENCE
+) -> Interval:
+    """Proportion ``successes / trials`` with its Wilson score interval.
+
+    Wilson (1927): centre ``(p + z²/2n) / (1 + z²/n)``, half-width
+    ``z / (1 + z²/n) * sqrt(p(1-p)/n + z²/4n²)``.  Half successes (jigos) are
+    allowed.  With no trials the proportion is 0.5 in [0, 1].
+    """
+    if trials < 0 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials, not {successes!r}/{trials!r}")
+    if trials == 0:
+        return Interval(0.5, 0.0, 1.0)
+    z = _z(confidence)
+    p = successes / trials
+    z2n = z * z / trials
+    centre = (p + z2n / 2.0) / (1.0 + z2n)
+    half = z / (1.0 + z2n) * math.sqrt(p * (1.0 - p) / trials + z2n / (4.0 * trials))
+    # At k = 0 (k = n) the lower (upper) bound is exactly 0 (1); say so rather than trust rounding.
+    lower = 0.0 if successes == 0 else max(0.0, centre - half)
+    upper = 1.0 if successes == trials else min(1.0, centre + half)
+    return Interval(p, lower, upper)
+
+
+def _elo_from_mean(
+    mean: float, variance: float, samples: int, games: int, confidence: float
+) -> Interval:
+    # cutechess/fastchess: the interval on the mean score is mean ± z·sqrt(var/N),
+    # with var the sample's own (population) variance, mapped to Elo bound by bound.
+    if samples == 0:
+        return Interval(0.0, -math.inf, math.inf)
+    if variance == 0.0:
+        # Every game ended the same way (all wins, all losses or all jigos): the
+        # interval would collapse to a point.  Use the Wilson interval on the score
+        # instead, which is honest about small samples (and finite on the inner side).
+        wilson = wilson_interval(mean * games, games, confidence)
+        return Interval(elo_from_score(mean), *map(elo_from_score, (wilson.lower, wilson.upper)))
+    half = _z(confidence) * math.sqrt(variance / samples)
+    lower = max(0.0, mean - half)
+    upper = min(1.0, mean + half)
+    return Interval(elo_from_score(mean), elo_from_score(lower), elo_from_score(upper))
+
+
+def elo_estimate(wdl: WDL, confidence: float = DEFAULT_CONFIDENCE) -> Interval:
+    """Elo difference from a trinomial tally, with its interval.
+
+    Per-game variance ``σ² = (W(1-μ)² + D(½-μ)² + L μ²) / N`` around the mean
+    score ``μ``; bounds ``elo(μ ± z·σ/√N)``, clamped to scores in [0, 1] (so a
+    bound can be ±inf).  When every game ended the same way the variance is 0, so
+    the bounds come from the Wilson interval on the score instead; at 0 % or 100 %
+    the estimate is then ∓inf/±inf with a finite inner bound.  No games: 0 in
+    (-inf, inf).
+    """
+    n = wdl.games
+    mean = wdl.score
+    if n == 0:
+        return Interval(0.0, -math.inf, math.inf)
+    variance = (
+        wdl.wins * (1.0 - mean) ** 2 + wdl.draws * (0.5 - mean) ** 2 + wdl.losses * mean**2
+    ) / n
+    return _elo_from_mean(mean, variance, n, n, confidence)
+
+
+def pentanomial_elo_estimate(
+    penta: Pentanomial, confidence: float = DEFAULT_CONFIDENCE
+) -> Interval:
+    """Elo difference from pair counts, with the interval from the pair variance (fastchess).
+
+    Pair scores are normalised to 0, ¼, ½, ¾, 1; ``μ`` is their mean, ``σ²``
+    their variance over the pairs, bounds ``elo(μ ± z·σ/√pairs)``.
+    """
+    n = penta.pairs
+    mean = penta.score
+    variance = sum(c * (k / 4.0 - mean) ** 2 for k, c in enumerate(penta.counts)) / n if n else 0.0
+    return _elo_from_mean(mean, variance, n, 2 * n, confidence)
+
+
+def likelihood_of_superiority(wdl: WDL) -> float:
+    """LOS = Φ((W - L) / sqrt(W + L)), draws ignored; 0.5 with no decisive game.
+
+    Normal approximation of the probability that the player is the stronger,
+    as cutechess reports it (formula on the Chess Programming Wiki, "Match
+    Statistics": LOS = ½[1 + erf((W - L) / sqrt(2W + 2L))]).
+    """
+    decisive = wdl.wins + wdl.losses
+    if decisive == 0:
+        return 0.5
+    return 0.5 * (1.0 + math.erf((wdl.wins - wdl.losses) / math.sqrt(2.0 * decisive)))
+
+
+@attrs.frozen
+class PairingStats:
+    """The figures for one pairing, from the side of the player ``wdl`` counts for."""
+
+    wdl: WDL
+    win_rate: Interval  # score fraction with its Wilson interval
+    elo: Interval
+    los: float
+
+
+def pairing_stats(wdl: WDL, confidence: float = DEFAULT_CONFIDENCE) -> PairingStats:
+    """Win rate (Wilson), Elo difference (trinomial) and LOS for one tally."""
+    return PairingStats(
+        wdl=wdl,
+        win_rate=wilson_interval(wdl.points, wdl.games, confidence),
+        elo=elo_estimate(wdl, confidence),
+        los=likelihood_of_superiority(wdl),
+    )
+
+
+# ---------------------------------------------------------------------------
+# SPRT
+
+
+class SprtDecision(enum.Enum):
+    ACCEPT_H0 = "H0"  # not better than elo0
+    ACCEPT_H1 = "H1"  # at least elo1
+    CONTINUE = "continue"
+
+
+def _check_probability(_instance: object, attribute: attrs.Attribute[float], value: float) -> None:
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"SPRT {attribute.name} must be between 0 and 1, not {value!r}")
+
+
+@attrs.frozen
+class SPRT:
+    """A sequential probability ratio test: H0 ``elo = elo0`` against H1 ``elo = elo1``.
+
+    Elo is logistic Elo (see :func:`sprt_llr`).  ``alpha`` is the chance of
+    accepting H1 when H0 holds, ``beta`` of accepting H0 when H1 holds.
+    """
+
+    elo0: float = attrs.field(converter=float)
+    elo1: float = attrs.field(converter=float)
+    alpha: float = attrs.field(default=0.05, converter=float, validator=_check_probability)
+    beta: float = attrs.field(default=0.05, converter=float, validator=_check_probability)
+
+    def __attrs_post_init__(self) -> None:
+        if not self.elo0 < self.elo1:
+            raise ValueError(f"SPRT elo0 must be less than elo1 (got {self.elo0}, {self.elo1})")
+        if self.alpha + self.beta >= 1.0:
+            raise ValueError("SPRT alpha + beta must be less than 1")
+
+    @property
+    def lower_bound(self) -> float:
+        """log(beta / (1 - alpha)): at or below it H0 is accepted."""
+        return math.log(self.beta / (1.0 - self.alpha))
+
+    @property
+    def upper_bound(self) -> float:
+        """log((1 - beta) / alpha): at or above it H1 is accepted."""
+        return math.log((1.0 - self.beta) / self.alpha)
+
+    def decide(self, llr: float) -> SprtDecision:
+        if llr >= self.upper_bound:
+            return SprtDecision.ACCEPT_H1
+        if llr <= self.lower_bound:
+            return SprtDecision.ACCEPT_H0
+        return SprtDecision.CONTINUE
+
+
+@attrs.frozen
+class SprtStatus:
+    llr: float
+    lower_bound: float
+    upper_bound: float
+    decision: SprtDecision
+
+
+# A count of zero is replaced by this (as fastchess does) so that the constrained
+# maximum-likelihood distributions below have every outcome in their support.
+_ZERO_COUNT = 1e-3
+
+
+def _constrained_log_mle(
+    outcomes: Sequence[float], freqs: Sequence[float], mean: float
+) -> list[float]:
+    """log p_i of the distribution on ``outcomes`` with expectation ``mean`` nearest the data.
+
+    Van den Bergh, "Comments on Normalized Elo" (2020), proposition 1.1: the
+    maximum-likelihood p with Σ p_i a_i = s is p_i = p̂_i / (1 + θ(a_i - s)),
+    with θ the root of Σ p̂_i (a_i - s) / (1 + θ(a_i - s)) = 0 in
+    (-1/(a_max - s), -1/(a_min - s)); that sum falls strictly on the interval.
+    """
+    dev = [a - mean for a in outcomes]
+    lo, hi = -1.0 / max(dev), -1.0 / min(dev)
+    for _ in range(200):  # bisection: only the sign of the sum is trusted near the ends
+        mid = (lo + hi) / 2.0
+        if mid in (lo, hi):
+            break
+        total = sum(f * d / (1.0 + mid * d) for f, d in zip(freqs, dev, strict=True))
+        if total > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    theta = (lo + hi) / 2.0
+    return [math.log(f) - math.log1p(theta * d) for f, d in zip(freqs, dev, strict=True)]
+
+
+def _gsprt_llr(sprt: SPRT, outcomes: Sequence[float], counts: Sequence[int]) -> float:
+    if sum(counts) == 0:
+        return 0.0
+    regular = [float(c) if c else _ZERO_COUNT for c in counts]
+    total = sum(regular)
+    freqs = [c / total for c in regular]
+    log_p0 = _constrained_log_mle(outcomes, freqs, score_from_elo(sprt.elo0))
+    log_p1 = _constrained_log_mle(outcomes, freqs, score_from_elo(sprt.elo1))
+    return sum(c * (b - a) for c, a, b in zip(regular, log_p0, log_p1, strict=True))
+
+
+def sprt_llr(sprt: SPRT, wdl: WDL) -> float:
+    """Log-likelihood ratio of H1 to H0 for a trinomial tally (unknown results ignored).
+
+    Model: logistic Elo, generalised SPRT (the "logistic" model of fishtest and
+    fastchess).  Each hypothesis fixes the expected score s = 1/(1 + 10^(-elo/400));
+    under it the outcome distribution is the maximum-likelihood one with that
+    mean (Van den Bergh, see :func:`_constrained_log_mle`), and
+    LLR = Σ n_i log(p1_i / p0_i) over loss/draw/win.  For small Elo differences
+    this is close to N (s1 - s0)(2μ - s0 - s1) / (2σ²).  A zero count is taken
+    as 0.001 so that, for example, a run of wins alone still decides.
+    """
+    return _gsprt_llr(sprt, (0.0, 0.5, 1.0), (wdl.losses, wdl.draws, wdl.wins))
+
+
+def sprt_llr_pentanomial(sprt: SPRT, penta: Pentanomial) -> float:
+    """As :func:`sprt_llr`, over pair scores 0, ¼, ½, ¾, 1 (per game) and pair counts."""
+    return _gsprt_llr(sprt, (0.0, 0.25, 0.5, 0.75, 1.0), penta.counts)
+
+
+def sprt_status(sprt: SPRT, tally: WDL | Pentanomial) -> SprtStatus:
+    """The LLR, its bounds and the decision for a tally (trinomial or pentanomial)."""
+    llr = sprt_llr(sprt, tally) if isinstance(tally, WDL) else sprt_llr_pentanomial(sprt, tally)
+    return SprtStatus(llr, sprt.lower_bound, sprt.upper_bound, sprt.decide(llr))
+
+
+# ---------------------------------------------------------------------------
+# Bradley–Terry ratings for an all-play-all
+
+
+@attrs.frozen
+class PlayerRating:
+    """One player's rating relative to the anchor; ``elo`` is None when not connected to it."""
+
+    player: str
+    games: int  # games with a known outcome
+    points: float  # a jigo is half a point
+    elo: Interval | None
+
+
+@attrs.frozen
+class Ratings:
+    """Bradley–Terry ratings of an all-play-all, in the order the players were given."""
+
+    anchor: str
+    confidence: float
+    players: tuple[PlayerRating, ...]
+    iterations: int  # Newton steps taken
+
+    def __getitem__(self, player: str) -> PlayerRating:
+        for rating in self.players:
+            if rating.player == player:
+                return rating
+        raise KeyError(player)
+
+
+def tally_pairings(
+    games: Iterable[tuple[str, str, float | None]],
+) -> dict[tuple[str, str], WDL]:
+    """Aggregate (player, opponent, player's score or None) into one WDL per ordered pair.
+
+    Each game is filed under ``(player, opponent)`` as given; see
+    :func:`bradley_terry` for how both orders are combined.
+    """
+    counts: dict[tuple[str, str], list[int]] = {}
+    for player, opponent, score in games:
+        row = counts.setdefault((player, opponent), [0, 0, 0, 0])
+        if score is None:
+            row[3] += 1
+        elif score == 1.0:
+            row[0] += 1
+        elif score == 0.0:
+            row[1] += 1
+        elif score == 0.5:
+            row[2] += 1
+        else:
+            raise ValueError(f"a game score must be 0, 0.5, 1 or None, not {score!r}")
+    return {pair: WDL(*row) for pair, row in counts.items()}
+
+
+def bradley_terry(
+    players: Sequence[str],
+    results: Mapping[tuple[str, str], WDL],
+    *,
+    elo_anchor: str | None = None,
+    prior_draws: float = 1.0,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> Ratings:
+    """Maximum-likelihood Bradley–Terry ratings on the logistic Elo scale.
+
+    ``results[(a, b)]`` is a's tally against b; (a, b) and (b, a) entries are
+    added together.  A jigo is half a win for each side.  The model is
+    P(i beats j) = 1 / (1 + 10^((R_j - R_i)/400)); the anchor (``elo_anchor``,
+    default the first player) is fixed at 0.
+
+    Prior: every pair of players who have played each other also gets
+    ``prior_draws / (len(players) - 1)`` virtual draws, so in a full
+    all-play-all each player carries ``prior_draws`` virtual draws in total.
+    That keeps a player with all wins or all losses finite and barely moves
+    anyone else; with two players the rating is exactly the pairwise Elo of
+    (W + prior/2) / (N + prior).
+
+    Intervals: ±z·sqrt((I⁻¹)_ii), with I the observed information (minus the
+    Hessian of the log-likelihood, including the virtual draws) with the
+    anchor's row and column removed: the uncertainty of each player's
+    difference to the anchor.  Players with no games linking them to the
+    anchor get ``elo=None``.  Fitted by Newton's method with step halving.
+    """
+    index = {name: i for i, name in enumerate(players)}
+    if len(index) != len(players) or not players:
+        raise ValueError("players must be a non-empty list of distinct names")
+    anchor = players[0] if elo_anchor is None else elo_anchor
+    if anchor not in index:
+        raise ValueError(f"elo_anchor {anchor!r} is not one of the players")
+    if prior_draws <= 0.0:
+        raise ValueError(f"prior_draws must be positive, not {prior_draws!r}")
+    z = _z(confidence)
+    k = len(players)
+    # wins[i][j]: points i took from j (jigo = half); games and points per player.
+    wins = [[0.0] * k for _ in range(k)]
+    games = [0] * k
+    points = [0.0] * k
+    for (a, b), wdl in results.items():
+        if a not in index or b not in index or a == b:
+            raise ValueError(f"results for an unknown or self pairing {(a, b)!r}")
+        i, j = index[a], index[b]
+        wins[i][j] += wdl.points
+        wins[j][i] += wdl.losses + 0.5 * wdl.draws
+        games[i] += wdl.games
+        games[j] += wdl.games
+        points[i] += wdl.points
+        points[j] += wdl.losses + 0.5 * wdl.draws
+    virtual = prior_draws / max(1, k - 1) / 2.0
+    for i in range(k):
+        for j in range(i + 1, k):
+            if wins[i][j] + wins[j][i] > 0.0:
+                wins[i][j] += virtual
+                wins[j][i] += virtual
+
+    members = _component(wins, index[anchor])
+    free = [i for i in members if i != index[anchor]]
+    logit, variances, iterations = _fit(wins, index[anchor], free)
+    scale = 1.0 / _NATS_PER_ELO
+    intervals: dict[int, Interval] = {index[anchor]: Interval(0.0, 0.0, 0.0)}
+    for i in free:
+        elo = (logit[i] - logit[index[anchor]]) * scale
+        half = z * math.sqrt(variances[i]) * scale
+        intervals[i] = Interval(elo, elo - half, elo + half)
+    return Ratings(
+        anchor=anchor,
+        confidence=confidence,
+        players=tuple(
+            PlayerRating(name, games[i], points[i], intervals.get(i))
+            for i, name in enumerate(players)
+        ),
+        iterations=iterations,
+    )
+
+
+def _component(wins: list[list[float]], start: int) -> list[int]:
+    """Players linked to ``start`` through pairs that have played, in index order."""
+    seen = {start}
+    stack = [start]
+    while stack:
+        i = stack.pop()
+        for j, row in enumerate(wins):
+            if j not in seen and wins[i][j] + row[i] > 0.0:
+                seen.add(j)
+                stack.append(j)
+    return sorted(seen)
+
+
+def _log_likelihood(wins: list[list[float]], rating: list[float], members: list[int]) -> float:
+    total = 0.0
+    for a, i in enumerate(members):
+        for j in members[a + 1 :]:
+            n_ij, n_ji = wins[i][j], wins[j][i]
+            if n_ij + n_ji:
+                d = rating[i] - rating[j]
+                # log σ(d) = -log(1 + e^-d), written to avoid overflow for large |d|
+                total -= n_ij * _log1pexp(-d) + n_ji * _log1pexp(d)
+    return total
+
+
+def _log1pexp(x: float) -> float:
+    return x + math.log1p(math.exp(-x)) if x > 0.0 else math.log1p(math.exp(x))
+
+
+def _fit(
+    wins: list[list[float]], anchor: int, free: list[int]
+) -> tuple[list[float], dict[int, float], int]:
+    """Newton iterations for the ratings of ``free`` (natural-log units, anchor at 0).
+
+    Returns the ratings, the variances (I⁻¹)_ii and the number of steps.
+    """
+    k = len(wins)
+    rating = [0.0] * k
+    members = [anchor, *free]
+    if not free:
+        return rating, {}, 0
+    iterations = 0
+    while True:
+        gradient, information = _derivatives(wins, rating, free)
+        factor = _cholesky(information)
+        step = _cholesky_solve(factor, gradient)
+        iterations += 1
+        current = _log_likelihood(wins, rating, members)
+        scale = 1.0
+        while True:  # the log-likelihood is concave: halve until it does not drop
+            trial = rating.copy()
+            for i, s in zip(free, step, strict=True):
+                trial[i] += scale * s
+            if _log_likelihood(wins, trial, members) >= current - 1e-12 or scale < 1e-6:
+                break
+            scale /= 2.0
+        rating = trial
+        if max(abs(s) for s in step) * scale < 1e-9 or iterations >= 100:
+            break
+    _, information = _derivatives(wins, rating, free)
+    diagonal = _inverse_diagonal(_cholesky(information))
+    return rating, dict(zip(free, diagonal, strict=True)), iterations
+
+
+def _derivatives(
+    wins: list[list[float]], rating: list[float], free: list[int]
+) -> tuple[list[float], list[list[float]]]:
+    """Gradient of the log-likelihood and the information matrix, over ``free`` players.
+
+    ∂ℓ/∂r_i = Σ_j (w_ij - n_ij p_ij);  I_ii = Σ_j n_ij p_ij (1 - p_ij);
+    I_ij = -n_ij p_ij (1 - p_ij), with n_ij = w_ij + w_ji and p_ij = σ(r_i - r_j).
+    The anchor's terms feed the diagonal but have no row or column.
+    """
+    k = len(wins)
+    position = {i: a for a, i in enumerate(free)}
+    m = len(free)
+    gradient = [0.0] * m
+    information = [[0.0] * m for _ in range(m)]
+    for i in range(k):
+        a = position.get(i)
+        for j in range(i + 1, k):
+            n = wins[i][j] + wins[j][i]
+            if not n:
+                continue
+            b = position.get(j)
+            if a is None and b is None:
+                continue
+            p = 1.0 / (1.0 + math.exp(rating[j] - rating[i]))
+            weight = n * p * (1.0 - p)
+            flow = wins[i][j] - n * p
+            if a is not None:
+                gradient[a] += flow
+                information[a][a] += weight
+            if b is not None:
+                gradient[b] -= flow
+                information[b][b] += weight
+            if a is not None and b is not None:
+                information[a][b] -= weight
+                information[b][a] -= weight
+    return gradient, information
+
+
+def _cholesky(matrix: list[list[float]]) -> list[list[float]]:
+    """Lower-triangular L with L Lᵀ = matrix (symmetric positive definite)."""
+    m = len(matrix)
+    lower = [[0.0] * m for _ in range(m)]
+    for i in range(m):
+        row_i = lower[i]
+        for j in range(i + 1):
+            row_j = lower[j]
+            s = matrix[i][j] - sum(row_i[t] * row_j[t] for t in range(j))
+            if i == j:
+                if s <= 0.0:
+                    raise ArithmeticError("information matrix is not positive definite")
+                row_i[i] = math.sqrt(s)
+            else:
+                row_i[j] = s / row_j[j]
+    return lower
+
+
+def _cholesky_solve(lower: list[list[float]], rhs: list[float]) -> list[float]:
+    m = len(lower)
+    y = [0.0] * m
+    for i in range(m):
+        y[i] = (rhs[i] - sum(lower[i][t] * y[t] for t in range(i))) / lower[i][i]
+    x = [0.0] * m
+    for i in reversed(range(m)):
+        x[i] = (y[i] - sum(lower[t][i] * x[t] for t in range(i + 1, m))) / lower[i][i]
+    return x
+
+
+def _inverse_diagonal(lower: list[list[float]]) -> list[float]:
+    """diag(A⁻¹) from A = L Lᵀ: A⁻¹ = L⁻ᵀ L⁻¹, so (A⁻¹)_ii = Σ_t (L⁻¹)_ti²."""
+    m = len(lower)
+    inverse = [[0.0] * m for _ in range(m)]  # L⁻¹, lower triangular, by forward substitution
+    for col in range(m):
+        inverse[col][col] = 1.0 / lower[col][col]
+        for i in range(col + 1, m):
+            s = sum(lower[i][t] * inverse[t][col] for t in range(col, i))
+            inverse[i][col] = -s / lower[i][i]
+    return [sum(inverse[t][i] ** 2 for t in range(i, m)) for i in range(m)]
