@@ -1,0 +1,605 @@
+"""The controller side of GTP: an async client over any pair of trio streams.
+
+Owns the conversation with one engine: one command at a time, each with a
+fresh id and its own deadline (the write included), the echoed id checked, the
+result returned or the failure raised as a typed :mod:`gtp.errors` exception
+naming the engine.  A client that hit a timeout, a protocol error or the end
+of the engine's output is unusable from then on: the channel cannot be trusted
+and the engine is killed when the client is closed.
+
+:func:`open_engine` starts an engine process (``gtp.process``) and yields a
+client for it; leaving the block sends ``quit`` and runs the bounded shutdown
+path, even on cancellation.  :meth:`GtpClient.check_startup` and
+:func:`startup_check` verify that a program speaks GTP before any game.
+Byte-level parsing is ``gtp.protocol``'s job.
+
+Pipes get a lean path (plain non-blocking ``os.write``/``os.read``, and a
+watchdog task instead of a cancel scope per command, see
+:meth:`GtpClient.run_watchdog`); other streams use ``send_all``/``receive_some``
+under ``trio.move_on_after``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
+from typing import Final, Protocol
+
+import attrs
+import trio
+
+from gtp.errors import (
+    CommandFailed,
+    EngineGone,
+    EngineStartError,
+    EngineTimeout,
+    GtpError,
+    ProtocolError,
+)
+from gtp.process import (
+    DEFAULT_STDERR_TAIL_BYTES,
+    DEFAULT_TIMINGS,
+    EngineProcess,
+    ShutdownTimings,
+    StderrLineCallback,
+    StderrMode,
+    open_process,
+)
+from gtp.protocol import (
+    MAX_RESPONSE_BYTES,
+    MAX_RESPONSE_LINE_BYTES,
+    Response,
+    ResponseReader,
+    format_command,
+)
+
+RECEIVE_CHUNK: Final = 64 * 1024
+EXIT_STATUS_WAIT: Final = 0.5  # after EOF, how long to wait for the exit status
+_LOG_PARTIAL_LIMIT: Final = 64 * 1024
+
+
+class _Overran(Exception):
+    """Internal: the watchdog found the command past its deadline."""
+
+
+TrafficLog = Callable[[str], None]
+"""Gets every line of traffic: ``>> `` sent, ``<< `` received, ``!! `` stderr."""
+
+
+class TextSink(Protocol):
+    """Anything with ``write(str)``, such as an open text file."""
+
+    def write(self, text: str, /) -> object: ...
+
+
+def traffic_log(target: TrafficLog | TextSink | None) -> TrafficLog | None:
+    """A log callback from a callback, a text file (one line per write) or None."""
+    if target is None or callable(target):
+        return target
+    write = target.write
+
+    def log_to_file(line: str) -> None:
+        write(line + "\n")
+
+    return log_to_file
+
+
+@attrs.frozen
+class EngineInfo:
+    """What an engine says about itself at the startup check."""
+
+    name: str
+    version: str
+    protocol_version: str | None  # None when the engine failed the command
+
+
+@attrs.define(eq=False)
+class GtpClient:
+    """Sends GTP commands to one engine and reads its responses.
+
+    ``receive``/``send`` are any trio streams (the process's stdout/stdin, or an
+    in-memory pair in tests).  ``process`` is only used to report the exit
+    status when the engine goes away.
+    """
+
+    _receive: trio.abc.ReceiveStream
+    _send: trio.abc.SendStream
+    name: str
+    process: EngineProcess | None = None
+    _log: TrafficLog | None = attrs.field(default=None, converter=traffic_log)
+    strict_ids: bool = False
+    default_timeout: float | None = None
+    max_line_bytes: int = MAX_RESPONSE_LINE_BYTES
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    _reader: ResponseReader = attrs.field(init=False)
+    _next_id: int = attrs.field(init=False, default=0)
+    _busy: bool = attrs.field(init=False, default=False)
+    _closed: bool = attrs.field(init=False, default=False)
+    _broken: GtpError | None = attrs.field(init=False, default=None)
+    _log_partial: bytes = attrs.field(init=False, default=b"")
+    _fd_streams: bool = attrs.field(init=False)
+    # The watchdog (see run_watchdog): deadline of the command in progress.
+    _deadline: float = attrs.field(init=False, default=math.inf)
+    _timed_out: bool = attrs.field(init=False, default=False)
+    _watchdog_scope: trio.CancelScope | None = attrs.field(init=False, default=None)
+    _watchdog_stopped: bool = attrs.field(init=False, default=False)
+
+    @_fd_streams.default
+    def _both_pipes(self) -> bool:
+        return isinstance(self._receive, trio.lowlevel.FdStream) and isinstance(
+            self._send, trio.lowlevel.FdStream
+        )
+
+    @_reader.default
+    def _make_reader(self) -> ResponseReader:
+        return ResponseReader(self.max_line_bytes, self.max_response_bytes)
+
+    @property
+    def usable(self) -> bool:
+        """False after a timeout, protocol error or EOF, and once closed."""
+        return self._broken is None and not self._closed
+
+    @property
+    def broken_by(self) -> GtpError | None:
+        """The error that made the client unusable, if any."""
+        return self._broken
+
+    async def command(self, name: str, *args: str, timeout: float | None = None) -> str:
+        """Run one command and return its result text.
+
+        Raises CommandFailed (``?`` answer; the client stays usable),
+        EngineTimeout, EngineGone or ProtocolError (the client is unusable
+        afterwards), ValueError for an argument GTP cannot carry.
+        """
+        if self._broken is not None or self._closed:
+            raise self._unusable_error()
+        if self._busy:
+            raise trio.BusyResourceError(f"engine {self.name!r}: another command is in progress")
+        command_id = self._next_id + 1
+        line = format_command(name, args, command_id)
+        self._next_id = command_id
+        if timeout is None:
+            timeout = self.default_timeout
+        self._busy = True
+        response: Response | None = None
+        try:
+            if timeout is None:
+                response = await self._exchange(line, name, args)
+            elif self._watchdog_scope is not None and self._fd_streams:
+                response = await self._exchange_watched(line, name, args, timeout)
+            else:
+                with trio.move_on_after(timeout):
+                    response = await self._exchange(line, name, args)
+            if response is None:
+                assert timeout is not None
+                raise EngineTimeout(_describe(name, args), timeout, engine=self.name)
+            if response.id != command_id:
+                self._check_id(response, command_id, name, args)
+        except GtpError as exc:
+            self._broken = exc
+            raise
+        except BaseException:
+            # Cancelled or interrupted mid-command: the channel is out of step.
+            self._broken = EngineGone(
+                f"interrupted while running {_describe(name, args)!r}", engine=self.name
+            )
+            raise
+        finally:
+            self._busy = False
+        if not response.ok:
+            raise CommandFailed(_describe(name, args), response.text, engine=self.name)
+        return response.text
+
+    async def _exchange_watched(
+        self, line: bytes, name: str, args: tuple[str, ...], timeout: float
+    ) -> Response | None:
+        """The exchange under the watchdog's deadline; None when it overran."""
+        deadline = trio.current_time() + timeout
+        self._deadline = deadline
+        self._timed_out = False
+        scope = self._watchdog_scope
+        assert scope is not None
+        if deadline < scope.deadline:
+            scope.deadline = deadline  # wake the watchdog earlier than planned
+        try:
+            return await self._exchange(line, name, args)
+        except _Overran:
+            return None
+        finally:
+            self._deadline = math.inf
+
+    async def run_watchdog(self) -> None:
+        """Enforce command timeouts for a pipe-based client without a scope per command.
+
+        Entering a trio cancel scope costs about as much as the rest of a
+        command's Python work.  While this task runs (``open_engine`` starts
+        it), a command only records its deadline; the watchdog sleeps until
+        the earliest deadline that may matter and, when a command overruns,
+        wakes it by ``trio.lowlevel.notify_closing`` on the pipes.  Runs,
+        shielded so that the shutdown's ``quit`` keeps its timeout, until
+        :meth:`stop_watchdog`.
+        """
+        if not self._fd_streams:
+            return
+        send, receive = self._send, self._receive
+        assert isinstance(send, trio.lowlevel.FdStream)
+        assert isinstance(receive, trio.lowlevel.FdStream)
+        try:
+            with trio.CancelScope(shield=True):
+                while not self._watchdog_stopped:
+                    deadline = self._deadline
+                    if self._busy and deadline <= trio.current_time():
+                        if not self._timed_out:
+                            self._timed_out = True
+                            for fd in (send.fileno(), receive.fileno()):
+                                if fd >= 0:
+                                    trio.lowlevel.notify_closing(fd)
+                        deadline = math.inf  # until the next command sets one
+                    with trio.CancelScope(deadline=deadline) as scope:
+                        self._watchdog_scope = scope
+                        await trio.sleep_forever()
+        finally:
+            self._watchdog_scope = None
+
+    def stop_watchdog(self) -> None:
+        """Let :meth:`run_watchdog` return; commands then use a cancel scope each."""
+        self._watchdog_stopped = True
+        if self._watchdog_scope is not None:
+            self._watchdog_scope.cancel()
+
+    async def _exchange(self, line: bytes, name: str, args: tuple[str, ...]) -> Response:
+        reader = self._reader
+        try:
+            if reader.pending:
+                early = reader.next_response()
+                what = "a response" if early is not None else "output"
+                raise ProtocolError(f"sent {what} before {_describe(name, args)!r} was sent")
+            if self._log is not None:
+                self._log(">> " + line[:-1].decode())
+            if self._fd_streams:
+                return await self._exchange_fds(line, name, args)
+            return await self._exchange_streams(line, name, args)
+        except ProtocolError as exc:
+            if exc.engine is not None:
+                raise
+            # gtp.protocol's messages say "engine ..." without naming it.
+            message = exc.message.removeprefix("engine ")
+            raise ProtocolError(
+                f"{message} (while running {_describe(name, args)!r})", engine=self.name
+            ) from None
+
+    async def _exchange_streams(self, line: bytes, name: str, args: tuple[str, ...]) -> Response:
+        """The general path, for any trio streams."""
+        try:
+            await self._send.send_all(line)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            raise await self._gone(name, args, writing=True) from None
+        receive_some = self._receive.receive_some
+        reader = self._reader
+        while True:
+            try:
+                data: bytes | bytearray = await receive_some(RECEIVE_CHUNK)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                data = b""
+            if not data:
+                raise await self._gone(name, args, writing=False)
+            if type(data) is not bytes:
+                data = bytes(data)
+            if self._log is not None:
+                self._log_received(data)
+            reader.feed(data)
+            response = reader.next_response()
+            if response is not None:
+                return response
+
+    async def _exchange_fds(self, line: bytes, name: str, args: tuple[str, ...]) -> Response:
+        """The fast path for pipes: plain non-blocking os.write/os.read.
+
+        FdStream's send_all and receive_some each add a scheduler round trip
+        (a checkpoint) on top of the one spent waiting for the answer; this
+        path yields only while it has to wait, and checks for cancellation
+        on entry.  The busy flag in :meth:`command` replaces the streams'
+        conflict detectors.
+        """
+        await trio.lowlevel.checkpoint_if_cancelled()
+        send, receive = self._send, self._receive
+        assert isinstance(send, trio.lowlevel.FdStream)
+        assert isinstance(receive, trio.lowlevel.FdStream)
+        send_fd = send.fileno()  # -1 once closed: os.write then fails with EBADF
+        sent = 0
+        while True:
+            try:
+                sent += os.write(send_fd, line[sent:] if sent else line)
+            except BlockingIOError:
+                pass  # the pipe is full: wait for room
+            except OSError:
+                raise await self._gone(name, args, writing=True) from None
+            if sent >= len(line):
+                break
+            if self._timed_out:
+                raise _Overran
+            try:
+                await trio.lowlevel.wait_writable(send_fd)
+            except trio.ClosedResourceError:
+                if self._timed_out:
+                    raise _Overran from None
+                raise await self._gone(name, args, writing=True) from None
+        receive_fd = receive.fileno()
+        reader = self._reader
+        read = os.read
+        wait_readable = trio.lowlevel.wait_readable
+        while True:
+            try:
+                data = read(receive_fd, RECEIVE_CHUNK)
+            except BlockingIOError:
+                if self._timed_out:
+                    raise _Overran from None
+                try:
+                    await wait_readable(receive_fd)
+                except trio.ClosedResourceError:
+                    if self._timed_out:
+                        raise _Overran from None
+                    raise await self._gone(name, args, writing=False) from None
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                raise await self._gone(name, args, writing=False)
+            if self._log is not None:
+                self._log_received(data)
+            reader.feed(data)
+            response = reader.next_response()
+            if response is not None:
+                return response
+
+    def _check_id(
+        self, response: Response, command_id: int, name: str, args: tuple[str, ...]
+    ) -> None:
+        if response.id is None:
+            if self.strict_ids:
+                raise ProtocolError(
+                    f"response to {_describe(name, args)!r} has no id (expected {command_id})",
+                    engine=self.name,
+                )
+            return
+        raise ProtocolError(
+            f"response id {response.id} does not match command id {command_id}"
+            f" ({_describe(name, args)!r})",
+            engine=self.name,
+        )
+
+    async def _gone(self, name: str, args: tuple[str, ...], *, writing: bool) -> EngineGone:
+        during = f"while running {_describe(name, args)!r}"
+        if self._reader.pending:
+            during += " (in the middle of its response)"
+        process = self.process
+        if process is None:
+            what = "stopped reading" if writing else "closed the connection"
+            return EngineGone(f"{what} {during}", engine=self.name)
+        with trio.CancelScope(shield=True):
+            status = await process.wait_for_exit(EXIT_STATUS_WAIT)
+        if status is None:
+            what = "stopped reading its input" if writing else "closed its output"
+            return EngineGone(f"{what} {during}", engine=self.name)
+        return EngineGone(
+            f"{status.description} {during}", engine=self.name, returncode=status.exitcode
+        )
+
+    def _unusable_error(self) -> EngineGone:
+        if self._broken is not None:
+            cause = self._broken
+            returncode = cause.returncode if isinstance(cause, EngineGone) else None
+            return EngineGone(
+                f"unusable after an earlier error: {cause.message}",
+                engine=self.name,
+                returncode=returncode,
+            )
+        return EngineGone("connection already closed", engine=self.name)
+
+    def _log_received(self, data: bytes) -> None:
+        log = self._log
+        assert log is not None
+        lines = (self._log_partial + data).split(b"\n")
+        partial = lines.pop()
+        if len(partial) > _LOG_PARTIAL_LIMIT:
+            lines.append(partial)
+            partial = b""
+        self._log_partial = partial
+        for raw in lines:
+            if raw.strip():
+                log("<< " + raw.decode("utf-8", "replace").rstrip("\r"))
+
+    # -- conveniences ----------------------------------------------------------
+
+    async def known_command(self, command_name: str, *, timeout: float | None = None) -> bool:
+        """True only when the engine answers exactly ``true``."""
+        try:
+            return await self.command("known_command", command_name, timeout=timeout) == "true"
+        except CommandFailed:
+            return False
+
+    async def list_commands(self, *, timeout: float | None = None) -> list[str]:
+        text = await self.command("list_commands", timeout=timeout)
+        return [line.strip() for line in text.split("\n") if line.strip()]
+
+    async def check_startup(
+        self,
+        timeout: float = 10.0,
+        *,
+        board_size: int | None = None,
+        komi: float | None = None,
+    ) -> EngineInfo:
+        """Check that the engine speaks GTP v2; all of it within ``timeout`` s.
+
+        Sends ``protocol_version`` (``2`` and ``2.0`` accepted, a failure
+        response tolerated), ``name`` and ``version``; with ``board_size`` also
+        ``boardsize`` and ``clear_board``, with ``komi`` also ``komi``.  Any
+        fault is raised as EngineStartError (the cause chained).
+        """
+        deadline = trio.current_time() + timeout
+
+        def left() -> float:
+            return max(0.0, deadline - trio.current_time())
+
+        try:
+            try:
+                protocol_version: str | None = await self.command(
+                    "protocol_version", timeout=left()
+                )
+            except CommandFailed:
+                protocol_version = None
+            if protocol_version is not None and protocol_version not in ("2", "2.0"):
+                raise EngineStartError(
+                    f"doesn't speak GTP version 2: protocol_version answered {protocol_version!r}",
+                    engine=self.name,
+                )
+            engine_name = await self._answer_or_empty("name", left())
+            version = await self._answer_or_empty("version", left())
+            if board_size is not None:
+                await self.command("boardsize", str(board_size), timeout=left())
+                await self.command("clear_board", timeout=left())
+            if komi is not None:
+                await self.command("komi", repr(float(komi)), timeout=left())
+        except (CommandFailed, EngineTimeout, EngineGone, ProtocolError) as exc:
+            message = f"failed the startup check: {exc.message}"
+            raise EngineStartError(message, engine=self.name) from exc
+        return EngineInfo(engine_name, version, protocol_version)
+
+    async def _answer_or_empty(self, command_name: str, timeout: float) -> str:
+        try:
+            return await self.command(command_name, timeout=timeout)
+        except CommandFailed:
+            return ""
+
+    async def aclose(self, quit_timeout: float = 5.0) -> bool:
+        """Send ``quit`` (if the channel is healthy) and close both streams.
+
+        Returns True when the engine acknowledged ``quit``.  Shielded from
+        cancellation and bounded by ``quit_timeout``.
+        """
+        acknowledged = False
+        with trio.CancelScope(shield=True):
+            if self.usable and not self._busy:
+                try:
+                    await self.command("quit", timeout=quit_timeout)
+                    acknowledged = True
+                except GtpError:
+                    pass
+            self._closed = True
+            self.stop_watchdog()
+            for stream in (self._send, self._receive):
+                with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    await stream.aclose()
+        return acknowledged
+
+
+@asynccontextmanager
+async def open_engine(
+    command: str | Sequence[str | os.PathLike[str]],
+    *,
+    name: str,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stderr: StderrMode = "keep",
+    on_stderr_line: StderrLineCallback | None = None,
+    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
+    log: TrafficLog | TextSink | None = None,
+    strict_ids: bool = False,
+    default_timeout: float | None = None,
+    timings: ShutdownTimings = DEFAULT_TIMINGS,
+    max_line_bytes: int = MAX_RESPONSE_LINE_BYTES,
+    max_response_bytes: int = MAX_RESPONSE_BYTES,
+) -> AsyncIterator[GtpClient]:
+    """Start an engine and yield a client for it; always stop it on exit.
+
+    On leaving the block (normally, by an exception or by cancellation):
+    ``quit`` if the channel is healthy (``timings.quit_timeout``), then the
+    process shutdown path (exit grace only after an acknowledged quit ->
+    SIGTERM to the group -> grace -> SIGKILL -> reap).  Raises
+    EngineStartError when the program cannot be started.
+    """
+    log_fn = traffic_log(log)
+    async with open_process(
+        command,
+        name=name,
+        cwd=cwd,
+        env=env,
+        stderr=stderr,
+        on_stderr_line=_stderr_sink(on_stderr_line, log_fn),
+        stderr_tail_bytes=stderr_tail_bytes,
+        timings=timings,
+    ) as process:
+        client = GtpClient(
+            process.stdout,
+            process.stdin,
+            name=name,
+            process=process,
+            log=log_fn,
+            strict_ids=strict_ids,
+            default_timeout=default_timeout,
+            max_line_bytes=max_line_bytes,
+            max_response_bytes=max_response_bytes,
+        )
+        body_error: BaseException | None = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(client.run_watchdog)
+            try:
+                yield client
+            except BaseException as exc:
+                # Re-raised below, outside the nursery, so callers see the
+                # exception itself rather than an ExceptionGroup around it.
+                body_error = exc
+            finally:
+                with trio.CancelScope(shield=True):
+                    acknowledged = await client.aclose(timings.quit_timeout)
+                    await process.shutdown(
+                        exit_grace=timings.exit_grace if acknowledged else 0.0
+                    )
+                client.stop_watchdog()
+        if body_error is not None:
+            raise body_error
+
+
+async def startup_check(
+    command: str | Sequence[str | os.PathLike[str]],
+    *,
+    name: str,
+    timeout: float = 10.0,
+    board_size: int | None = None,
+    komi: float | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    log: TrafficLog | TextSink | None = None,
+    timings: ShutdownTimings = DEFAULT_TIMINGS,
+) -> EngineInfo:
+    """Start the engine, check that it speaks GTP, quit it; EngineStartError if not."""
+    async with open_engine(
+        command, name=name, cwd=cwd, env=env, log=log, timings=timings
+    ) as client:
+        return await client.check_startup(timeout, board_size=board_size, komi=komi)
+
+
+def _stderr_sink(
+    on_stderr_line: StderrLineCallback | None, log: TrafficLog | None
+) -> StderrLineCallback | None:
+    if log is None:
+        return on_stderr_line
+    if on_stderr_line is None:
+
+        def log_only(line: str) -> None:
+            log("!! " + line)
+
+        return log_only
+    user_callback = on_stderr_line
+
+    def both(line: str) -> None:
+        log("!! " + line)
+        user_callback(line)
+
+    return both
+
+
+def _describe(name: str, args: tuple[str, ...]) -> str:
+    return " ".join((name, *args)) if args else name

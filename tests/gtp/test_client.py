@@ -1,0 +1,504 @@
+"""gtp.client: commands, ids, errors and engine faults (GTP-SGF-RULES.md §7.2).
+
+In-memory engines for the conversation rules; real fake engines (tests/fakes)
+and the real clock for everything a misbehaving process can do.  After every
+test with a process, nothing of its process group may be left.
+"""
+
+from __future__ import annotations
+
+import io
+import signal
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from gtp.client import EngineInfo, GtpClient, open_engine, startup_check
+from gtp.errors import (
+    CommandFailed,
+    EngineGone,
+    EngineStartError,
+    EngineTimeout,
+    GtpError,
+    ProtocolError,
+)
+from gtp.process import ShutdownTimings, open_process
+from gtp.protocol import Command, CommandReader, format_response
+from tests.fakes import assert_group_gone, fake_command
+
+FAST = ShutdownTimings(quit_timeout=0.5, exit_grace=0.5, term_grace=0.5, kill_wait=3.0)
+HANG_GUARD = 20  # seconds; only there so that a broken timeout fails instead of hanging
+
+Answer = Callable[[Command], bytes]
+
+
+# --------------------------------------------------------------------------
+# In-memory engines
+
+
+def well_behaved(command: Command) -> bytes:
+    if command.name == "fail":
+        return format_response(False, "cannot do that", command.id)
+    if command.name == "multi":
+        return format_response(True, "first\nsecond\nthird", command.id)
+    return format_response(True, " ".join((command.name, *command.args)), command.id)
+
+
+@asynccontextmanager
+async def in_memory(answer: Answer = well_behaved, **kwargs: object) -> AsyncIterator[GtpClient]:
+    to_engine, engine_input = trio.testing.memory_stream_one_way_pair()
+    engine_output, from_engine = trio.testing.memory_stream_one_way_pair()
+
+    async def engine() -> None:
+        reader = CommandReader()
+        while data := await engine_input.receive_some():
+            for item in reader.feed(bytes(data)):
+                assert isinstance(item, Command)
+                await engine_output.send_all(answer(item))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(engine)
+        yield GtpClient(from_engine, to_engine, name="mem", **kwargs)  # type: ignore[arg-type]
+        nursery.cancel_scope.cancel()
+
+
+async def test_results_come_back_for_fresh_increasing_ids() -> None:
+    sent: list[str] = []
+
+    def recording(command: Command) -> bytes:
+        sent.append(f"{command.id} {command.name}")
+        return well_behaved(command)
+
+    async with in_memory(recording) as client:
+        assert await client.command("play", "b", "D4") == "play b D4"
+        assert await client.command("multi") == "first\nsecond\nthird"
+        assert await client.command("name") == "name"
+    assert sent == ["1 play", "2 multi", "3 name"]
+
+
+async def test_failure_response_raises_and_the_client_stays_usable() -> None:
+    async with in_memory() as client:
+        with pytest.raises(CommandFailed) as caught:
+            await client.command("fail", "now")
+        assert caught.value.failure == "cannot do that"
+        assert caught.value.command == "fail now"
+        assert "engine 'mem'" in str(caught.value)
+        assert client.usable
+        assert await client.command("name") == "name"
+
+
+async def test_argument_that_gtp_cannot_carry_is_refused_before_sending() -> None:
+    async with in_memory() as client:
+        for bad in ("two words", "line\nbreak", "", "#comment"):
+            with pytest.raises(ValueError):
+                await client.command("play", "b", bad)
+        assert await client.command("name") == "name"
+
+
+async def test_one_command_at_a_time() -> None:
+    async with in_memory() as client:
+        results: list[str] = []
+        errors: list[BaseException] = []
+
+        async def run(name: str) -> None:
+            try:
+                results.append(await client.command(name))
+            except trio.BusyResourceError as exc:
+                errors.append(exc)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run, "first")
+            nursery.start_soon(run, "second")
+        # Whichever started first was answered; the other was refused.
+        assert len(results) == 1 and results[0] in ("first", "second")
+        assert len(errors) == 1
+        assert client.usable
+
+
+async def test_traffic_log_sees_every_line_from_the_first_command() -> None:
+    lines: list[str] = []
+    async with in_memory(log=lines.append) as client:
+        await client.command("protocol_version")
+        await client.command("multi")
+    assert lines == [
+        ">> 1 protocol_version",
+        "<< =1 protocol_version",
+        ">> 2 multi",
+        "<< =2 first",
+        "<< second",
+        "<< third",
+    ]
+
+
+async def test_traffic_log_can_be_a_text_file() -> None:
+    log_file = io.StringIO()
+    async with in_memory(log=log_file) as client:
+        await client.command("name")
+    assert log_file.getvalue() == ">> 1 name\n<< =1 name\n"
+
+
+async def test_missing_id_accepted_unless_strict() -> None:
+    def no_id(command: Command) -> bytes:
+        return format_response(True, "D4")
+
+    async with in_memory(no_id) as client:
+        assert await client.command("genmove", "b") == "D4"
+    async with in_memory(no_id, strict_ids=True) as client:
+        with pytest.raises(ProtocolError, match="no id"):
+            await client.command("genmove", "b")
+        assert not client.usable
+
+
+async def test_unsolicited_second_response_is_a_protocol_error() -> None:
+    def twice(command: Command) -> bytes:
+        return well_behaved(command) * 2
+
+    async with in_memory(twice) as client:
+        assert await client.command("name") == "name"
+        await trio.sleep(0.05)
+        with pytest.raises(ProtocolError, match="before 'version' was sent"):
+            await client.command("version")
+
+
+async def test_in_memory_timeout_makes_the_client_unusable() -> None:
+    async def never() -> None:
+        await trio.sleep_forever()
+
+    to_engine, _engine_input = trio.testing.memory_stream_one_way_pair()
+    _engine_output, from_engine = trio.testing.memory_stream_one_way_pair()
+    client = GtpClient(from_engine, to_engine, name="mute")
+    with pytest.raises(EngineTimeout) as caught:
+        await client.command("genmove", "b", timeout=0.2)
+    assert str(caught.value) == "engine 'mute': no response to 'genmove b' within 0.2s"
+    with pytest.raises(EngineGone, match="unusable after an earlier error"):
+        await client.command("name")
+    assert not await client.aclose()  # no quit on a broken channel
+
+
+# --------------------------------------------------------------------------
+# Real fake engines
+
+
+@asynccontextmanager
+async def engine(
+    command: list[str], *, name: str = "fake", **kwargs: object
+) -> AsyncIterator[GtpClient]:
+    """open_engine with fast shutdown timings; afterwards the group must be gone."""
+    pgid: int | None = None
+    try:
+        async with open_engine(command, name=name, timings=FAST, **kwargs) as client:  # type: ignore[arg-type]
+            assert client.process is not None
+            pgid = client.process.pgid
+            yield client
+    finally:
+        if pgid is not None:
+            await assert_group_gone(pgid)
+
+
+def exit_signal(client: GtpClient) -> signal.Signals | None:
+    assert client.process is not None
+    status = client.process.exit_status
+    assert status is not None
+    return None if status.signal is None else signal.Signals(status.signal)
+
+
+# C1
+@pytest.mark.parametrize("make_command", ["missing", "not executable"])
+async def test_c1_engine_that_cannot_run_fails_to_start(make_command: str, tmp_path: Path) -> None:
+    if make_command == "missing":
+        command = "/no/such/dir/engine --mode gtp"
+    else:
+        script = tmp_path / "engine"
+        script.write_text("#!/bin/sh\n")
+        command = f"{script} --mode gtp"
+    with pytest.raises(EngineStartError) as caught:
+        await startup_check(command, name="broken")
+    message = str(caught.value)
+    assert message.startswith("engine 'broken': cannot start ")
+    assert command in message
+    assert "\n" not in message
+
+
+# C2, C3, C4, C39 and the startup check as a whole
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (fake_command("banner"), "'Usage: foo [options]'"),  # C2
+        (fake_command("misbehave", "protocol_version", "gmp"), "GMP"),  # C3
+        (fake_command("misbehave", "protocol_version", "prompt"), "'GTP> '"),  # C4
+        (fake_command("misbehave", "protocol_version", "answer:1"), "answered '1'"),  # C39
+        (fake_command("misbehave", "protocol_version", "answer:two"), "answered 'two'"),
+        (fake_command("hang", "protocol_version"), "no response to 'protocol_version'"),
+        (fake_command("misbehave", "boardsize", "fail:unacceptable size"), "'boardsize 9'"),
+        (fake_command("crash", "exit3", "name"), "exited with status 3"),
+    ],
+)
+async def test_startup_check_rejects_engines_that_do_not_speak_gtp(
+    command: list[str], message: str
+) -> None:
+    with trio.fail_after(HANG_GUARD):
+        async with engine(command, name="odd") as client:
+            with pytest.raises(EngineStartError) as caught:
+                await client.check_startup(1.0, board_size=9, komi=7.5)
+    text = str(caught.value)
+    assert text.startswith("engine 'odd': ")
+    assert message in text
+    assert "\n" not in text
+
+
+@pytest.mark.parametrize(
+    ("command", "protocol_version"),
+    [
+        (fake_command("misbehave", "protocol_version", "answer:2"), "2"),
+        (fake_command("misbehave", "protocol_version", "answer:2.0"), "2.0"),  # C39
+        (fake_command("misbehave", "protocol_version", "fail:unknown command"), None),  # C39
+    ],
+)
+async def test_startup_check_accepts_gtp_version_2(
+    command: list[str], protocol_version: str | None
+) -> None:
+    async with engine(command) as client:
+        info = await client.check_startup(5.0, board_size=19, komi=6.5)
+    assert info == EngineInfo("fake", "1.0", protocol_version)
+    assert exit_signal(client) is None  # it quit when asked
+
+
+# C5, C6, C7, C14, the prompt, the flood, and C28 (stdout closed, process alive)
+@pytest.mark.parametrize(
+    ("mode", "error", "message"),
+    [
+        ("garbage", ProtocolError, "starts with 'C'"),  # C5
+        ("comment", ProtocolError, "starts with '#'"),  # C6
+        ("wrong_id", ProtocolError, "response id 3 does not match command id 2"),  # C7
+        ("panic", ProtocolError, "starts with '!'"),  # C14
+        ("prompt", ProtocolError, "'GTP> '"),
+        ("flood", ProtocolError, "exceeds"),
+        ("close_stdout", EngineGone, "closed its output while running 'genmove b'"),  # C28
+    ],
+)
+async def test_broken_answers_make_the_client_unusable_and_the_engine_is_killed(
+    mode: str, error: type[GtpError], message: str
+) -> None:
+    with trio.fail_after(HANG_GUARD):
+        async with engine(fake_command("misbehave", "genmove", mode), name="bad") as client:
+            assert await client.command("name") == "fake"
+            with pytest.raises(error) as caught:
+                await client.command("genmove", "b", timeout=10)
+            assert message in str(caught.value)
+            assert str(caught.value).startswith("engine 'bad': ")
+            assert not client.usable
+            with pytest.raises(EngineGone):
+                await client.command("name")
+    # No quit on a broken channel: the still running engine was terminated.
+    assert exit_signal(client) is signal.SIGTERM
+
+
+# C8, C13
+@pytest.mark.parametrize(
+    ("mode", "strict_ids", "result"),
+    [
+        ("space", False, ""),  # C13 "= \n\n"
+        ("bare", False, ""),  # C13 "=\n\n"
+        ("no_id", False, "D4"),  # C8, lenient
+        ("answer:D4", True, "D4"),
+    ],
+)
+async def test_well_formed_answers_are_accepted(mode: str, strict_ids: bool, result: str) -> None:
+    async with engine(fake_command("misbehave", "genmove", mode), strict_ids=strict_ids) as client:
+        assert await client.command("genmove", "b") == result
+        assert client.usable
+
+
+async def test_c8_missing_id_is_an_error_in_strict_mode() -> None:
+    async with engine(fake_command("misbehave", "genmove", "no_id"), strict_ids=True) as client:
+        with pytest.raises(ProtocolError, match="has no id"):
+            await client.command("genmove", "b")
+
+
+# C40
+@pytest.mark.parametrize(("answer", "known"), [("true", True), ("yes", False), ("false", False)])
+async def test_c40_only_true_means_known(answer: str, known: bool) -> None:
+    command = fake_command("misbehave", "known_command", f"answer:{answer}")
+    async with engine(command) as client:
+        assert await client.known_command("genmove") is known
+
+
+# C27, C30 and the crash mid-command
+@pytest.mark.parametrize(
+    ("mode", "message", "returncode"),
+    [
+        ("exit3", "exited with status 3 while running 'genmove b'", 3),
+        ("segv", "killed by signal SIGSEGV", -signal.SIGSEGV),  # C27
+        ("partial", "exited with status 0 while running 'genmove b' (in the middle of", 0),  # C30
+    ],
+)
+async def test_engine_dying_mid_command(mode: str, message: str, returncode: int) -> None:
+    async with engine(fake_command("crash", mode), name="fragile") as client:
+        await client.command("boardsize", "9")
+        with pytest.raises(EngineGone) as caught:
+            await client.command("genmove", "b")
+        assert message in str(caught.value)
+        assert "engine 'fragile'" in str(caught.value)
+        assert caught.value.returncode == returncode
+        assert client.process is not None and client.process.exit_status is not None
+        assert client.process.exit_status.exitcode == returncode
+
+
+# C29
+async def test_c29_writing_to_an_exited_engine() -> None:
+    async with engine([sys.executable, "-c", "pass"], name="gone") as client:
+        assert client.process is not None
+        await client.process.wait()
+        with pytest.raises(EngineGone, match="exited with status 0 while running 'name'"):
+            await client.command("name")
+
+
+# C31 and the hang
+async def test_c31_hang_times_out_and_the_group_is_killed() -> None:
+    with trio.fail_after(HANG_GUARD):
+        async with engine(fake_command("hang"), name="sleepy") as client:
+            # A long deadline first: the short one after it must still be kept.
+            assert await client.command("name", timeout=60) == "fake"
+            with pytest.raises(EngineTimeout) as caught:
+                await client.command("genmove", "b", timeout=0.5)
+            assert str(caught.value) == "engine 'sleepy': no response to 'genmove b' within 0.5s"
+            with pytest.raises(EngineGone):
+                await client.command("name")
+    assert exit_signal(client) is signal.SIGTERM
+
+
+async def test_errors_leave_open_engine_as_they_are() -> None:
+    pgid = None
+    with trio.fail_after(HANG_GUARD), pytest.raises(EngineTimeout):
+        async with open_engine(fake_command("hang"), name="e", timings=FAST) as client:
+            assert client.process is not None
+            pgid = client.process.pgid
+            await client.command("genmove", "b", timeout=0.3)
+    assert pgid is not None
+    await assert_group_gone(pgid)
+
+
+async def test_client_over_process_pipes_without_the_watchdog() -> None:
+    # GtpClient built by hand over open_process: timeouts use a cancel scope.
+    with trio.fail_after(HANG_GUARD):
+        async with open_process(fake_command("hang"), name="manual", timings=FAST) as process:
+            client = GtpClient(process.stdout, process.stdin, name="manual", process=process)
+            assert await client.command("name", timeout=60) == "fake"
+            with pytest.raises(EngineTimeout, match="'manual': no response to 'genmove b'"):
+                await client.command("genmove", "b", timeout=0.3)
+    await assert_group_gone(process.pgid)
+
+
+# C32
+async def test_c32_no_answer_to_quit() -> None:
+    with trio.fail_after(HANG_GUARD):
+        async with engine(fake_command("hang", "quit")) as client:
+            assert await client.command("name") == "fake"
+    assert exit_signal(client) is signal.SIGTERM
+
+
+# C34
+async def test_c34_sigterm_ignored_means_sigkill_after_the_grace_period() -> None:
+    with trio.fail_after(HANG_GUARD):
+        async with engine(fake_command("ignore_term")) as client:
+            await trio.sleep(0.2)  # let it install its handler
+            assert await client.command("name") == "fake"
+    assert exit_signal(client) is signal.SIGKILL
+
+
+async def test_engine_that_never_reads_its_input_times_out_on_a_large_write() -> None:
+    with trio.fail_after(HANG_GUARD):
+        async with engine(fake_command("no_read")) as client:
+            with pytest.raises(EngineTimeout):
+                await client.command("play", "x" * 1_000_000, timeout=0.5)
+    assert exit_signal(client) is signal.SIGTERM
+
+
+async def test_100_megabytes_of_stderr_while_answering() -> None:
+    async with engine(fake_command("stderr_flood", "1"), stderr_tail_bytes=4096) as client:
+        for i in range(100):
+            assert await client.command("echo", str(i), timeout=10) == str(i)
+        assert client.process is not None
+        process = client.process
+    assert len(process.stderr_tail) == 4096
+    assert process.stderr_tail.endswith(b"x\nend of flood 99\n")
+
+
+async def test_grandchild_is_killed_after_a_normal_quit() -> None:
+    # The engine answers quit and exits, leaving its sleeper in the group.
+    async with engine(fake_command("grandchild")) as client:
+        assert await client.command("name") == "fake"
+    assert exit_signal(client) is None
+
+
+async def test_grandchild_is_killed_when_the_engine_dies() -> None:
+    # The sleeper holds the engine's stdout: EOF only comes once it is killed too.
+    with trio.fail_after(HANG_GUARD):
+        async with engine(fake_command("grandchild")) as client:
+            with pytest.raises(EngineGone, match="exited with status 0 while running 'die'"):
+                await client.command("die", timeout=10)
+
+
+async def test_cancelling_the_surrounding_scope_mid_command_kills_the_engine() -> None:
+    with trio.fail_after(HANG_GUARD), trio.move_on_after(0.5) as scope:
+        async with engine(fake_command("hang")) as client:
+            await client.command("genmove", "b")
+    assert scope.cancelled_caught
+    assert exit_signal(client) is signal.SIGTERM
+
+
+async def test_traffic_log_includes_stderr() -> None:
+    lines: list[str] = []
+    async with engine(fake_command("hang"), log=lines.append) as client:
+        await client.command("echo_err", "hello")
+    assert ">> 1 echo_err hello" in lines
+    assert "<< =1 hello" in lines
+    assert "!! hello" in lines
+    assert lines.index(">> 2 quit") == lines.index("<< =1 hello") + 1
+    assert "<< =2" in lines
+
+
+# --------------------------------------------------------------------------
+# GNU Go and our random engine
+
+
+@pytest.mark.gnugo
+async def test_gnugo_passes_the_startup_check(gnugo: str) -> None:
+    info = await startup_check([gnugo, "--mode", "gtp"], name="gnugo", board_size=9, komi=7.5)
+    assert info.name == "GNU Go"
+    assert info.protocol_version == "2"
+
+
+@pytest.mark.gnugo
+async def test_whole_game_between_gnugo_and_random(gnugo: str) -> None:
+    from gtp.board import Board
+    from gtp.vertex import Colour, parse_move_answer
+
+    size = 9
+    board = Board(size)
+    async with (
+        engine([gnugo, "--mode", "gtp", "--level", "0"], name="gnugo") as black,
+        engine([sys.executable, "-m", "engines.random", "--seed", "7"], name="random") as white,
+    ):
+        players = {Colour.BLACK: black, Colour.WHITE: white}
+        for player in players.values():
+            await player.check_startup(10, board_size=size, komi=7.5)
+        colour = Colour.BLACK
+        passes = 0
+        while passes < 2:
+            assert board.moves_played < 400
+            answer = await players[colour].command("genmove", colour.gtp_name, timeout=30)
+            move = parse_move_answer(answer, size)
+            assert not move.is_resign
+            board.play(colour, move.point)  # raises IllegalMove for an illegal answer
+            passes = passes + 1 if move.is_pass else 0
+            await players[colour.opponent].command(
+                "play", colour.gtp_name, move.to_gtp(size), timeout=10
+            )
+            colour = colour.opponent
+    assert board.moves_played >= 20
