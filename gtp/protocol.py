@@ -85,14 +85,15 @@ def parse_command_line(line: str) -> Command | BadCommandLine | None:
     hash_at = line.find("#")
     if hash_at >= 0:
         line = line[:hash_at]
-    words = line.split(" ")
-    words = [w for w in words if w]
+    # Only SPACE separates words (HT is already a space); str.split() would also
+    # split at non-ASCII spaces, so it is used only on ASCII text.
+    words = line.split() if line.isascii() else [w for w in line.split(" ") if w]
     if not words:
         return None
     first = words[0]
     command_id: int | None = None
     if first.isascii() and first.isdigit():
-        command_id = min(int(first), MAX_ID)
+        command_id = _clip_id(first)
         del words[0]
     elif first[0] == "-" and len(first) > 1 and first[1:].isascii() and first[1:].isdigit():
         del words[0]
@@ -101,52 +102,112 @@ def parse_command_line(line: str) -> Command | BadCommandLine | None:
     return Command(command_id, words[0], tuple(words[1:]))
 
 
+def _clip_id(digits: str) -> int:
+    """An id made of ASCII digits, clipped to 2**31-1 (never int() on huge strings)."""
+    return MAX_ID if len(digits) > 10 else min(int(digits), MAX_ID)
+
+
+# How much of an over-long line is parsed to find its id.
+_OVERLONG_HEAD_BYTES: Final = 64
+
+
 class CommandReader:
-    """Splits an engine's input into commands; one item per non-empty line."""
+    """Splits an engine's input into commands; one item per non-empty line.
+
+    The items do not depend on how the input is split into chunks.  A line longer
+    than ``max_line_bytes`` (not counting its newline) is never buffered whole:
+    it yields one :class:`BadCommandLine` (with the id from its start) if it is
+    non-empty after preprocessing, and nothing if it is blank or a comment.
+    """
 
     def __init__(self, max_line_bytes: int = MAX_COMMAND_LINE_BYTES) -> None:
         self._buffer = bytearray()
         self._max_line = max_line_bytes
-        self._discarding = False  # inside an over-long line, waiting for its end
+        self._head_bytes = min(_OVERLONG_HEAD_BYTES, max_line_bytes + 1)
+        # State of the over-long line being skipped, if any.
+        self._discarding = False
         self._overlong_id: int | None = None
+        self._overlong_content = False  # something other than spaces before any '#'
+        self._overlong_comment = False  # a '#' was seen: the rest of the line is ignored
 
     def feed(self, data: bytes) -> list[Command | BadCommandLine]:
         """Add bytes; return the items for every line completed by them."""
         items: list[Command | BadCommandLine] = []
+        if (
+            not self._buffer
+            and not self._discarding
+            and data.find(b"\n") == len(data) - 1
+            and len(data) <= self._max_line
+        ):
+            # The common case: exactly one whole line.
+            item = self._parse(data[:-1])
+            if item is not None:
+                items.append(item)
+            return items
+        if self._discarding:
+            newline = data.find(b"\n")
+            if newline < 0:
+                self._scan_overlong(data)
+                return items
+            self._scan_overlong(data[:newline])
+            self._finish_overlong(items)
+            data = data[newline + 1 :]
         buffer = self._buffer
         buffer += data
+        max_line = self._max_line
         start = 0
         while True:
             newline = buffer.find(b"\n", start)
             if newline < 0:
                 break
-            raw = bytes(buffer[start:newline])
+            if newline - start > max_line:
+                self._start_overlong(bytes(buffer[start:newline]))
+                self._finish_overlong(items)
+            else:
+                item = self._parse(bytes(buffer[start:newline]))
+                if item is not None:
+                    items.append(item)
             start = newline + 1
-            if self._discarding:
-                self._discarding = False
-                items.append(BadCommandLine(self._overlong_id, "command line too long"))
-                continue
-            item = self._parse(raw)
-            if item is not None:
-                items.append(item)
-        del buffer[:start]
-        if len(buffer) > self._max_line:
-            if not self._discarding:
-                self._discarding = True
-                head = self._parse(bytes(buffer[:64]))
-                self._overlong_id = head.id if head is not None else None
+        if start:
+            del buffer[:start]
+        if len(buffer) > max_line:
+            self._start_overlong(bytes(buffer))
             buffer.clear()
         return items
 
     def close(self) -> list[Command | BadCommandLine]:
         """End of input: a last line without its newline is still a command."""
         if self._discarding:
-            self._discarding = False
-            self._buffer.clear()
-            return [BadCommandLine(self._overlong_id, "command line too long")]
+            items: list[Command | BadCommandLine] = []
+            self._finish_overlong(items)
+            return items
         if not self._buffer:
             return []
         return self.feed(b"\n")
+
+    def _start_overlong(self, raw: bytes) -> None:
+        head = self._parse(raw[: self._head_bytes])
+        self._discarding = True
+        self._overlong_id = head.id if head is not None else None
+        self._overlong_content = False
+        self._overlong_comment = False
+        self._scan_overlong(raw)
+
+    def _scan_overlong(self, segment: bytes) -> None:
+        if self._overlong_content or self._overlong_comment:
+            return
+        cleaned = clean_bytes(segment)
+        hash_at = cleaned.find(b"#")
+        if hash_at >= 0:
+            self._overlong_comment = True
+            cleaned = cleaned[:hash_at]
+        if cleaned.strip(b" "):
+            self._overlong_content = True
+
+    def _finish_overlong(self, items: list[Command | BadCommandLine]) -> None:
+        self._discarding = False
+        if self._overlong_content:
+            items.append(BadCommandLine(self._overlong_id, "command line too long"))
 
     @staticmethod
     def _parse(raw: bytes) -> Command | BadCommandLine | None:
@@ -154,16 +215,25 @@ class CommandReader:
 
 
 def format_response(ok: bool, text: str, command_id: int | None = None) -> bytes:
-    """``=id result\\n\\n`` or ``?id message\\n\\n``, never a blank line inside."""
+    """``=id result\\n\\n`` or ``?id message\\n\\n``, never a blank line inside.
+
+    A result that starts with a newline (a board diagram, say) keeps it: the
+    status goes on a line of its own and the lines that follow keep their
+    leading spaces.
+    """
     status = "=" if ok else "?"
     if command_id is not None:
         status += str(command_id)
-    text = text.replace("\r", "").replace("\t", " ").strip("\n")
+    text = text.replace("\r", "").replace("\t", " ").rstrip()
+    separator = " "
+    if text.startswith("\n"):
+        separator = "\n"
+        text = text.lstrip("\n")
     if "\n" in text:
         # A blank line would end the response early: keep the line, mark it.
         text = "\n".join(line if line.strip() else "." for line in text.split("\n"))
     if text:
-        return f"{status} {text}\n\n".encode()
+        return f"{status}{separator}{text}\n\n".encode()
     return f"{status}\n\n".encode()
 
 
@@ -173,10 +243,17 @@ def format_response(ok: bool, text: str, command_id: int | None = None) -> bytes
 
 def is_well_formed_word(word: str) -> bool:
     """True for a word that can be sent as one GTP argument unchanged."""
-    return bool(word) and word.isprintable() and not any(c.isspace() for c in word) and "#" not in word
+    return (
+        bool(word)
+        and word.isprintable()
+        and not any(c.isspace() for c in word)
+        and "#" not in word
+    )
 
 
-def format_command(name: str, args: tuple[str, ...] | list[str] = (), command_id: int | None = None) -> bytes:
+def format_command(
+    name: str, args: tuple[str, ...] | list[str] = (), command_id: int | None = None
+) -> bytes:
     """One command line; raises ValueError for a word that GTP cannot carry."""
     for word in (name, *args):
         if not is_well_formed_word(word):
@@ -190,7 +267,8 @@ class ResponseReader:
 
     Raises :class:`ProtocolError` for anything that is not a response (a banner,
     a prompt, a comment line, ``! panic``, GMP) and when a line or a response
-    exceeds its cap, so a flooding engine cannot exhaust memory.
+    exceeds its cap, so a flooding engine cannot exhaust memory.  The caps apply
+    however the bytes are chunked; the work per byte stays linear.
     """
 
     def __init__(
@@ -202,6 +280,11 @@ class ResponseReader:
         self._max_line = max_line_bytes
         self._max_response = max_response_bytes
         self._seen_data = False
+        # Progress through the first (incomplete) response in the buffer:
+        # bytes before _scan_pos hold no response end, _line_start is the start
+        # of the first line whose length is not yet known to be within the cap.
+        self._scan_pos = 0
+        self._line_start = 0
 
     @property
     def pending(self) -> bool:
@@ -216,11 +299,27 @@ class ResponseReader:
         self._buffer += clean_bytes(data)
         if len(self._buffer) > self._max_response:
             # The buffer may hold several complete responses; only complain when
-            # the first one alone is too big.
-            self._check_caps()
+            # the first one alone is too big (or is not a response at all).
+            self._locate_first()
 
     def next_response(self) -> Response | None:
         """The next complete response, or None until more bytes arrive."""
+        end = self._locate_first()
+        if end < 0:
+            return None
+        buffer = self._buffer
+        status = buffer[0]
+        body = buffer[1:end].decode("utf-8", "replace")
+        self._consume(end + 2)
+        return _parse_response_body(status == 61, body)
+
+    def _consume(self, count: int) -> None:
+        del self._buffer[:count]
+        self._scan_pos = 0
+        self._line_start = 0
+
+    def _locate_first(self) -> int:
+        """Drop blank lines, check the first response; its end offset or -1."""
         buffer = self._buffer
         # Blank lines between responses are ignored (§2.10).
         start = 0
@@ -232,50 +331,52 @@ class ResponseReader:
                 break
             start = newline + 1
         if start:
-            del buffer[:start]
+            self._consume(start)
         if not buffer:
-            return None
+            return -1
         status = buffer[0]
         if status != 61 and status != 63:  # '=' and '?'
-            if buffer[:1].isspace():
-                stripped = buffer.lstrip(b" ")
-                if not stripped or stripped[:1] == b"\n":
-                    return None
-                status_byte = stripped[:1]
-            else:
-                status_byte = buffer[:1]
+            stripped = buffer.lstrip(b" ")
+            if not stripped or stripped[:1] == b"\n":
+                # Only spaces so far: a blank line still arriving, unless it floods.
+                if len(buffer) > self._max_line:
+                    raise ProtocolError(f"response line exceeds {self._max_line} bytes")
+                return -1
             raise ProtocolError(
-                f"engine isn't speaking GTP: response starts with {bytes(status_byte).decode('latin-1')!r}"
-                f" ({_snippet(buffer)})"
+                "engine isn't speaking GTP: response starts with "
+                f"{bytes(stripped[:1]).decode('latin-1')!r} ({_snippet(buffer)})"
             )
-        end = buffer.find(b"\n\n")
-        if end < 0:
-            self._check_caps()
-            return None
-        body = buffer[1:end].decode("utf-8", "replace")
-        del buffer[: end + 2]
-        return _parse_response_body(status == 61, body)
-
-    def _check_caps(self) -> None:
-        buffer = self._buffer
-        end = buffer.find(b"\n\n")
+        end = buffer.find(b"\n\n", max(self._scan_pos - 1, 0))
         size = len(buffer) if end < 0 else end
         if size > self._max_response:
             raise ProtocolError(f"response exceeds {self._max_response} bytes")
-        last_newline = buffer.rfind(b"\n", 0, size)
-        if size - last_newline - 1 > self._max_line:
-            raise ProtocolError(f"response line exceeds {self._max_line} bytes")
+        if size - self._line_start > self._max_line:
+            position = self._line_start
+            while True:
+                newline = buffer.find(b"\n", position, size)
+                line_end = size if newline < 0 else newline
+                if line_end - position > self._max_line:
+                    raise ProtocolError(f"response line exceeds {self._max_line} bytes")
+                if newline < 0:
+                    break
+                position = newline + 1
+            self._line_start = position
+        if end < 0:
+            self._scan_pos = len(buffer)
+        return end
 
 
 def _parse_response_body(ok: bool, body: str) -> Response:
     digits = 0
     while digits < len(body) and body[digits] in "0123456789":
         digits += 1
-    response_id = int(body[:digits]) if digits else None
+    response_id = _clip_id(body[:digits]) if digits else None
     text = body[digits:]
     if text and text[0] not in " \n":
         raise ProtocolError(f"malformed response: {('=' if ok else '?') + body[:40]!r}")
-    return Response(ok, response_id, text.strip(" \n") if "\n" not in text else _strip_multiline(text))
+    if "\n" in text:
+        return Response(ok, response_id, _strip_multiline(text))
+    return Response(ok, response_id, text.strip(" "))
 
 
 def _strip_multiline(text: str) -> str:
