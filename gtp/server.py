@@ -12,9 +12,11 @@ A handler returns a string, or an awaitable of one.  Input is read by one task
 all the time, so that while an asynchronous handler runs (a search, live
 analysis) it can poll :attr:`GtpServer.quit_requested` and
 :attr:`GtpServer.input_pending` to stop early.  End of input means the controller
-is gone: the asynchronous handler in progress is cancelled (and so is any that
-would start later), its command is answered ``? interrupted by end of input``,
-the commands read before it are still answered, and the loop returns.  A closed
+is gone: :attr:`GtpServer.quit_requested` becomes true so that the handler in
+progress (and any that would start later) can finish early with a real answer;
+one that is still running :data:`EOF_GRACE_SECONDS` later is cancelled and
+answered ``? interrupted by end of input``.  The commands read before the end
+are all answered, and the loop returns.  A closed
 output ends the loop quietly.  :func:`run_stdio` is the entry point for engines
 run as programs.
 """
@@ -48,6 +50,8 @@ _AnyHandler = TypeVar("_AnyHandler", bound=Handler)
 
 RECEIVE_BYTES: Final = 65536
 EXIT_INTERRUPTED: Final = 130
+# How long a handler still running at end of input may take to finish early.
+EOF_GRACE_SECONDS: Final = 0.5
 
 
 class GtpFailure(Exception):
@@ -227,7 +231,7 @@ class GtpServer:
                 self._eof = True
                 self._quit_requested = True
                 if self._handler_scope is not None:
-                    self._handler_scope.cancel()
+                    self._handler_scope.deadline = trio.current_time() + EOF_GRACE_SECONDS
                 if await self._dispatch(items, send_stream) or not self._worker_busy:
                     return
                 self._wakeup.unpark_all()
@@ -358,7 +362,8 @@ class GtpServer:
             with trio.CancelScope() as scope:
                 self._handler_scope = scope
                 if self._eof:
-                    scope.cancel()  # the controller is gone: don't start long work
+                    # The controller is gone: no long work (quit_requested is set).
+                    scope.deadline = trio.current_time() + EOF_GRACE_SECONDS
                 result = await awaitable
             if scope.cancelled_caught:
                 return format_response(False, "interrupted by end of input", command.id)

@@ -367,6 +367,21 @@ async def test_eof_cancels_the_running_handler_and_serve_returns() -> None:
     assert output == b"?5 interrupted by end of input\n\n=6 test\n\n"
 
 
+async def test_eof_lets_a_cooperative_handler_answer_for_real() -> None:
+    # `printf 'genmove b\n' | engine` must still get a move: at EOF the search
+    # sees quit_requested and stops early with its answer, within the grace.
+    probe = Probe()
+    server = server_with_waiter(probe, lambda server: server.quit_requested)
+    async with serving(server) as controller:
+        await controller.send(b"5 wait\n6 wait\n")
+        await probe.started.wait()
+        await controller.close_input()
+        output = await controller.output_until_eof()
+        await controller.finished.wait()
+    assert not probe.cancelled
+    assert output == b"=5 stopped early\n\n=6 stopped early\n\n"
+
+
 async def test_async_handler_after_eof_does_not_hang() -> None:
     probe = Probe()
     server = server_with_waiter(probe, lambda server: False)
