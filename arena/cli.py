@@ -1,0 +1,185 @@
+"""The ``arena`` command line: run, show, report, reset, check and stop a competition.
+
+Both orders work: ``arena run X.ctl`` and Gomill's ``arena X.ctl run`` (the
+action defaults to ``run``).  Errors a user can cause (a missing or bad control
+file, an engine that fails its startup check, a competition that is already
+running) print one line on stderr and exit with status 1; an interrupted run
+exits with 130.  Never a traceback for those.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+import trio
+
+from arena.competition import Competition, load_competition
+from arena.control import CompetitionConfig, ControlFileError, load_control_file
+from arena.events import RunState
+from arena.ringmaster import RunError, RunOptions, check_players, report_text, run_competition
+from arena.state import CompetitionFiles, CompetitionLocked, StateError, is_running, read_state
+from arena.state import reset as reset_files
+
+ACTIONS: Final = ("run", "show", "report", "reset", "check", "stop")
+EXIT_OK: Final = 0
+EXIT_ERROR: Final = 1
+EXIT_INTERRUPTED: Final = 130
+
+
+class UsageError(Exception):
+    pass
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, not {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arena",
+        description=(
+            "Run competitions between GTP Go engines, described by a Gomill-style"
+            " control file.  Actions: run (the default) plays the games; show prints"
+            " the results; report rewrites X.report; reset deletes every output file;"
+            " check tries each engine; stop asks a running competition to finish the"
+            " games in progress and stop."
+        ),
+        epilog="Gomill's order works too: arena X.ctl run",
+    )
+    parser.add_argument("words", nargs="+", metavar="ACTION X.ctl", help="action and control file")
+    parser.add_argument(
+        "-j", "--parallel", type=_positive_int, default=1, metavar="N", help="play N games at once"
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument(
+        "-g",
+        "--max-games",
+        type=_non_negative_int,
+        default=None,
+        metavar="N",
+        help="start at most N games in this run",
+    )
+    parser.add_argument(
+        "--log-gtp", action="store_true", help="log all GTP traffic to X.gtplogs/<game>.log"
+    )
+    return parser
+
+
+def split_words(words: Sequence[str]) -> tuple[str, str]:
+    """(action, control file) from ``run X.ctl``, ``X.ctl run`` or ``X.ctl``."""
+    if len(words) == 1:
+        if words[0] in ACTIONS:
+            raise UsageError(f"no control file given for {words[0]!r}")
+        return "run", words[0]
+    if len(words) != 2:
+        raise UsageError("expected an action and a control file")
+    first, second = words
+    if first in ACTIONS and second not in ACTIONS:
+        return first, second
+    if second in ACTIONS and first not in ACTIONS:
+        return second, first
+    raise UsageError(
+        f"expected one action ({', '.join(ACTIONS)}) and a control file, not {first!r} {second!r}"
+    )
+
+
+def _load_results(config: CompetitionConfig) -> Competition:
+    files = CompetitionFiles.for_control_file(config.control_path)
+    loaded = read_state(files, config.competition_type)
+    return load_competition(config, loaded)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    options = parser.parse_intermixed_args(argv)
+    try:
+        action, control = split_words(options.words)
+    except UsageError as exc:
+        parser.error(str(exc))
+    try:
+        return _dispatch(action, Path(control), options)
+    except ControlFileError as exc:
+        print(f"arena: {exc}", file=sys.stderr)
+    except (RunError, StateError) as exc:
+        print(f"arena: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("arena: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_ERROR
+    return EXIT_ERROR
+
+
+def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
+    if action == "stop":
+        files = CompetitionFiles.for_control_file(control)
+        if not control.exists():
+            raise ControlFileError("cannot read the control file: No such file", path=control)
+        if not is_running(files):
+            print(f"arena: competition {files.code!r} is not running", file=sys.stderr)
+            return EXIT_ERROR
+        files.cmd.write_text("stop\n", encoding="utf-8")
+        if not options.quiet:
+            print(f"asked {files.code!r} to stop after the games in progress")
+        return EXIT_OK
+    config = load_control_file(control)
+    files = CompetitionFiles.for_control_file(config.control_path)
+    if action == "reset":
+        try:
+            removed = reset_files(files)
+        except CompetitionLocked as exc:
+            raise RunError(f"cannot reset: {exc}") from None
+        if not options.quiet:
+            print(f"reset {files.code!r}: removed {len(removed)} file(s)")
+        return EXIT_OK
+    if action == "show":
+        sys.stdout.write(report_text(_load_results(config)))
+        return EXIT_OK
+    if action == "report":
+        text = report_text(_load_results(config))
+        files.report.write_text(text, encoding="utf-8")
+        if not options.quiet:
+            print(f"wrote {files.report}")
+        return EXIT_OK
+    if action == "check":
+        failures = trio.run(check_players, config)
+        for failure in failures:
+            print(f"arena: {failure}", file=sys.stderr)
+        return EXIT_ERROR if failures else EXIT_OK
+    run_options = RunOptions(
+        parallel=options.parallel,
+        quiet=options.quiet,
+        max_games=options.max_games,
+        log_gtp=options.log_gtp,
+    )
+    summary = trio.run(run_competition, config, run_options)
+    if summary.state is RunState.HALTED:
+        print(f"arena: {summary.message}", file=sys.stderr)
+        return EXIT_ERROR
+    if summary.state is RunState.STOPPED and summary.message.startswith("interrupted"):
+        return EXIT_INTERRUPTED
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

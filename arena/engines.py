@@ -1,0 +1,376 @@
+"""Engine sessions for the arena: start a configured player, learn what it can do, stop it.
+
+An :class:`EngineSession` is one running engine process of a player, as the
+match runner sees it: the GTP client, the engine's name/version/description,
+which optional commands it supports, where its stderr and GTP traffic go for
+the current game, and how much CPU it has used.  Each session runs in its own
+trio task (started in a nursery the caller owns), so sessions can be closed in
+any order and a slot can keep the sessions of a pairing between games
+(``reuse_engines``).  :class:`EngineProvider` hands sessions to the match
+runner and takes them back; :func:`check_player` is the startup check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from typing import Final, Literal
+
+import attrs
+import trio
+
+from arena.settings import GameSettings, PlayerConfig
+from gtp.client import GtpClient, open_engine
+from gtp.errors import CommandFailed, EngineStartError, GtpError
+from gtp.process import ShutdownTimings, StderrMode
+
+STDERR_LOG_CAP: Final = 64 * 1024  # bytes of one engine's stderr kept in X.log per game
+_OPTIONAL_COMMANDS: Final = (
+    "gomill-describe_engine",
+    "gomill-explain_last_move",
+    "gomill-cpu_time",
+    "gomill-genmove_ex",
+    "final_score",
+)
+ARENA_TIMINGS: Final = ShutdownTimings(quit_timeout=3.0, exit_grace=3.0, term_grace=3.0)
+
+StderrRoute = Literal["log", "discard", "inherit"]
+LineSink = Callable[[str], None]
+GroupWatch = Callable[[int, bool], None]
+"""Told ``(pgid, True)`` when an engine starts and ``(pgid, False)`` once it is reaped."""
+
+
+@attrs.define(eq=False)
+class EngineSession:
+    """One running engine of a player (see module docstring)."""
+
+    player: PlayerConfig
+    client: GtpClient
+    name: str = ""
+    version: str = ""
+    description: str = ""
+    supported: frozenset[str] = frozenset()
+    claim_supported: bool = False
+    # Where this game's stderr lines and GTP traffic go; reset between games.
+    stderr_sink: LineSink | None = None
+    traffic_sink: LineSink | None = None
+    stderr_bytes: int = 0
+    stderr_dropped: int = 0
+    games_played: int = 0
+    last_cpu_report: float | None = None  # the last gomill-cpu_time answer (cumulative)
+    _close: trio.Event = attrs.Factory(trio.Event)
+    _closed: trio.Event = attrs.Factory(trio.Event)
+
+    @property
+    def usable(self) -> bool:
+        return self.client.usable and not self._close.is_set()
+
+    def supports(self, command: str) -> bool:
+        return command in self.supported
+
+    def gtp(self, command: str) -> str:
+        return self.player.gtp_name(command)
+
+    @property
+    def sgf_name(self) -> str:
+        """PB/PW: ``name:version`` from GTP, or the player code."""
+        if not self.player.sgf_player_name_from_gtp or not self.name:
+            return self.player.code
+        return f"{self.name}:{self.version}" if self.version else self.name
+
+    @property
+    def summary(self) -> str:
+        """The engine description for reports and the SGF root comment."""
+        if self.description:
+            return self.description
+        if self.name:
+            return f"{self.name}:{self.version}" if self.version else self.name
+        return ""
+
+    def cpu_seconds(self) -> float | None:
+        """CPU used by the engine process so far (Linux /proc), None if unknown."""
+        process = self.client.process
+        if process is None:
+            return None
+        status = process.exit_status
+        if status is not None:
+            return status.cpu_time
+        try:
+            with open(f"/proc/{process.pid}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+            ticks = int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            return None
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+    def exit_cpu_seconds(self) -> float | None:
+        process = self.client.process
+        if process is None or process.exit_status is None:
+            return None
+        return process.exit_status.cpu_time
+
+    def begin_game(self, stderr_sink: LineSink | None, traffic_sink: LineSink | None) -> None:
+        self.stderr_sink = stderr_sink
+        self.traffic_sink = traffic_sink
+        self.stderr_bytes = 0
+        self.stderr_dropped = 0
+
+    def end_game(self) -> str | None:
+        """Stop routing output to this game; a note if stderr was cut short."""
+        note = None
+        if self.stderr_dropped:
+            note = f"{self.stderr_dropped} bytes of stderr from {self.player.code} not logged"
+        self.stderr_sink = None
+        self.traffic_sink = None
+        self.games_played += 1
+        return note
+
+    def _on_stderr(self, line: str) -> None:
+        sink = self.stderr_sink
+        if sink is None:
+            return
+        size = len(line) + 1
+        if self.stderr_bytes + size > STDERR_LOG_CAP:
+            self.stderr_dropped += size
+            return
+        self.stderr_bytes += size
+        sink(line)
+
+    def _on_traffic(self, line: str) -> None:
+        sink = self.traffic_sink
+        if sink is not None:
+            sink(line)
+
+    async def close(self) -> None:
+        """Ask the session's task to quit the engine, and wait until it has."""
+        self._close.set()
+        await self._closed.wait()
+
+
+def engine_environment(game_id: str, slot: int | None) -> dict[str, str]:
+    env = {"GOMILL_GAME_ID": game_id}
+    if slot is not None:
+        env["GOMILL_SLOT"] = str(slot)
+    return env
+
+
+async def _learn(session: EngineSession, timeout: float | None) -> None:
+    """Name, version, optional commands and description, within the startup timeout."""
+    client = session.client
+    with trio.fail_after(timeout) if timeout is not None else _no_deadline():
+        try:
+            commands = set(await client.list_commands())
+        except CommandFailed:
+            commands = set()
+        player = session.player
+        supported = set()
+        for command in _OPTIONAL_COMMANDS:
+            name = player.gtp_name(command)
+            if name in commands or (not commands and await client.known_command(name)):
+                supported.add(command)
+        session.supported = frozenset(supported)
+        for attribute in ("name", "version"):
+            with contextlib.suppress(CommandFailed):
+                setattr(session, attribute, (await client.command(attribute)).strip())
+        if "gomill-genmove_ex" in supported and player.allow_claim:
+            try:
+                keywords = await client.command(player.gtp_name("gomill-genmove_ex"))
+                session.claim_supported = "claim" in keywords.split()
+            except CommandFailed:
+                session.claim_supported = False
+        if "gomill-describe_engine" in supported:
+            with contextlib.suppress(CommandFailed):
+                session.description = (
+                    await client.command(player.gtp_name("gomill-describe_engine"))
+                ).strip()
+
+
+class _no_deadline:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+async def _session_task(
+    player: PlayerConfig,
+    env: dict[str, str],
+    stderr: StderrRoute,
+    stderr_sink: LineSink | None = None,
+    traffic_sink: LineSink | None = None,
+    watch: GroupWatch | None = None,
+    *,
+    task_status: trio.TaskStatus[EngineSession],
+) -> None:
+    holder: list[EngineSession] = []
+    pgid: int | None = None
+
+    def on_stderr(line: str) -> None:
+        if holder:
+            holder[0]._on_stderr(line)
+
+    def on_traffic(line: str) -> None:
+        if holder:
+            holder[0]._on_traffic(line)
+
+    mode: StderrMode = "keep" if stderr == "log" else stderr
+    try:
+        async with open_engine(
+            player.command,
+            name=player.code,
+            cwd=player.cwd,
+            env={**player.environ_dict, **env},
+            stderr=mode,
+            on_stderr_line=on_stderr if stderr == "log" else None,
+            stderr_tail_bytes=4096,
+            log=on_traffic if traffic_sink is not None else None,
+            timings=ARENA_TIMINGS,
+        ) as client:
+            if watch is not None and client.process is not None:
+                pgid = client.process.pgid
+                watch(pgid, True)
+            session = EngineSession(player, client)
+            session.begin_game(stderr_sink, traffic_sink)
+            holder.append(session)
+            task_status.started(session)
+            await session._close.wait()
+    finally:
+        # Only now is the engine gone and reaped (its exit CPU time known).
+        if watch is not None and pgid is not None:
+            watch(pgid, False)
+        if holder:
+            holder[0]._closed.set()
+
+
+@attrs.define
+class EngineProvider:
+    """Starts sessions in a nursery the caller owns; optionally keeps them between games.
+
+    With ``reuse`` a released healthy session is kept for its player and handed
+    out again (after ``clear_board``, which the match sends anyway); sessions of
+    players the next game does not need are closed first.
+    """
+
+    nursery: trio.Nursery
+    stderr: StderrRoute = "log"
+    reuse: bool = False
+    slot: int | None = None
+    watch: GroupWatch | None = None
+    _idle: dict[str, EngineSession] = attrs.Factory(dict)
+
+    async def acquire(
+        self,
+        player: PlayerConfig,
+        game_id: str,
+        *,
+        keep: frozenset[str] = frozenset(),
+        stderr_sink: LineSink | None = None,
+        traffic_sink: LineSink | None = None,
+    ) -> EngineSession:
+        """A session ready for a game (name, version and capabilities known).
+
+        ``keep``: player codes whose idle sessions should survive this call.
+        The sinks get this game's stderr lines and GTP traffic (from the very
+        first command when the engine is new).  Raises EngineStartError (also
+        for a fault while learning about the engine).
+        """
+        for code in list(self._idle):
+            if code != player.code and code not in keep:
+                await self._idle.pop(code).close()
+        idle = self._idle.pop(player.code, None)
+        if idle is not None:
+            if idle.usable and idle.player == player:
+                idle.begin_game(stderr_sink, traffic_sink)
+                return idle
+            await idle.close()
+        env = engine_environment(game_id, self.slot)
+        route: StderrRoute = "discard" if player.discard_stderr else self.stderr
+        session: EngineSession = await self.nursery.start(
+            _session_task, player, env, route, stderr_sink, traffic_sink, self.watch
+        )
+        try:
+            await _learn(session, player.startup_timeout)
+        except (GtpError, trio.TooSlowError) as exc:
+            await session.close()
+            reason = "timed out" if isinstance(exc, trio.TooSlowError) else str(exc)
+            raise EngineStartError(
+                f"engine {player.code!r} failed to start: {reason}", engine=player.code
+            ) from exc
+        return session
+
+    async def release(self, session: EngineSession, *, healthy: bool = True) -> None:
+        """Give a session back: kept when reusing and still healthy, else closed."""
+        if self.reuse and healthy and session.usable and session.player.code not in self._idle:
+            self._idle[session.player.code] = session
+            return
+        await session.close()
+
+    async def close_all(self) -> None:
+        while self._idle:
+            _, session = self._idle.popitem()
+            await session.close()
+
+
+async def check_player(
+    player: PlayerConfig,
+    settings: GameSettings,
+    *,
+    stderr: StderrRoute = "discard",
+    watch: GroupWatch | None = None,
+) -> str:
+    """The startup check of one player; returns its description, raises EngineStartError.
+
+    The engine must start, speak GTP (protocol version 2 if it says), accept
+    its ``startup_gtp_commands``, the board size, ``clear_board`` and the komi,
+    all within its ``startup_timeout``.
+    """
+    timeout = player.startup_timeout
+    error: EngineStartError | None = None
+    description = ""
+    async with trio.open_nursery() as nursery:
+        try:
+            session = await nursery.start(
+                _session_task,
+                player,
+                engine_environment("startup-check", None),
+                stderr,
+                None,
+                None,
+                watch,
+            )
+        except EngineStartError as exc:
+            error = exc
+        else:
+            try:
+                with trio.fail_after(timeout) if timeout is not None else _no_deadline():
+                    await session.client.check_startup(timeout or 3600.0)
+                    for words in player.startup_gtp_commands:
+                        await session.client.command(*words)
+                    await session.client.command("boardsize", str(settings.board_size))
+                    await session.client.command("clear_board")
+                    await session.client.command("komi", format_komi(settings.komi))
+                await _learn(session, timeout)
+                description = session.summary
+            except trio.TooSlowError:
+                error = EngineStartError(
+                    f"failed the startup check: no answer within {timeout:g}s",
+                    engine=player.code,
+                )
+            except EngineStartError as exc:
+                error = exc
+            except GtpError as exc:
+                error = EngineStartError(
+                    f"failed the startup check: {exc.message}", engine=player.code
+                )
+            finally:
+                await session.close()
+    if error is not None:
+        raise error
+    return description
+
+
+def format_komi(komi: float) -> str:
+    """Komi as a GTP float: ``7.5``, ``6``, ``-3.5``."""
+    return str(int(komi)) if komi == int(komi) else repr(komi)

@@ -1,0 +1,134 @@
+"""SGF game records (FF[4]) written with sgfmill, atomically.
+
+The root node carries FF GM CA AP SZ KM, HA and AB for handicap stones, RE
+(omitted for a void game), DT GN EV RU PB PW, and a comment describing the game
+and both engines (``gomill-describe_engine`` text when they have it).  Each move
+is one node, with the engine's ``gomill-explain_last_move`` text as its comment;
+passes are written ``[]`` on every board size.  The last node's comment holds
+how the game ended, the scorers' answers and any late errors.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import importlib.metadata
+from pathlib import Path
+from typing import Final
+
+from sgfmill import sgf
+
+from arena.results import GameRecord
+from arena.state import CompetitionFiles, atomic_write
+from gtp.vertex import Colour
+
+APPLICATION_NAME: Final = "gtp-arena"
+
+
+@functools.cache
+def application_version() -> str:
+    try:
+        return importlib.metadata.version("gtp-arena")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _root_comment(record: GameRecord) -> str:
+    job = record.job
+    lines = []
+    if job.event:
+        lines.append(f"Event: {job.event}")
+    lines.append(f"Game id {job.game_id}")
+    if record.date:
+        lines.append(f"Date {record.date}")
+    result = record.result
+    if result is not None:
+        lines.append(f"Result {result.describe()}")
+        if result.reason:
+            lines.append(f"Ended: {result.reason}")
+        cpu = []
+        for colour in (Colour.BLACK, Colour.WHITE):
+            seconds = result.cpu(colour)
+            shown = "?" if seconds is None else f"{seconds:.2f}s"
+            cpu.append(f"{colour.gtp_name} {shown}")
+        lines.append("CPU time: " + ", ".join(cpu))
+    else:
+        lines.append(f"Void game: {record.void_reason}")
+    lines.append(f"Rules: {job.settings.rules_description()}")
+    for label, player, description in (
+        ("Black", job.black, record.descriptions[0]),
+        ("White", job.white, record.descriptions[1]),
+    ):
+        text = description.strip() or " ".join(player.command)
+        lines.append(f"{label} {player.code} {text}")
+    return "\n".join(lines)
+
+
+def build_sgf(record: GameRecord) -> bytes:
+    """The SGF bytes of one game record."""
+    job = record.job
+    settings = job.settings
+    game = sgf.Sgf_game(settings.board_size, encoding="UTF-8")
+    root = game.get_root()
+    root.set("AP", (APPLICATION_NAME, application_version()))
+    root.set("KM", settings.komi)
+    if record.handicap_stones:
+        root.set("HA", len(record.handicap_stones))
+        root.set_setup_stones(record.handicap_stones, [])
+    if record.result is not None:
+        root.set("RE", record.result.sgf_result)
+    date = record.date[:10] if record.date else datetime.date.today().isoformat()
+    root.set("DT", date)
+    root.set("GN", job.game_id)
+    if job.event:
+        root.set("EV", _one_line(job.event))
+    root.set("RU", settings.rules_description())
+    black_name = _one_line(record.player_names[0]) or job.black.code
+    white_name = _one_line(record.player_names[1]) or job.white.code
+    root.set("PB", black_name)
+    root.set("PW", white_name)
+    root.set("C", _root_comment(record))
+    node = root
+    top = settings.board_size - 1
+    for played in record.moves:
+        node = node.new_child()  # extend_main_sequence would walk the whole game each time
+        prop = "B" if played.colour is Colour.BLACK else "W"
+        point = played.move.point
+        if point is None:
+            node.set_raw(prop, b"")  # a pass is [] whatever the board size
+        else:
+            row, col = point  # SGF: column letter, then row letter counted from the top
+            node.set_raw(prop, bytes((97 + col, 97 + top - row)))
+        if played.comment.strip():
+            node.set("C", played.comment.strip())
+    final = [note for note in record.notes if note.strip()]
+    ending = record.result.reason if record.result is not None else record.void_reason
+    if ending and node is not root:
+        final.insert(0, ending)
+    if final:
+        if node is root:
+            node.add_comment_text("\n".join(final))
+        else:
+            node.add_comment_text("\n\n".join(final))
+    data: bytes = game.serialise()
+    return data
+
+
+def write_game_record(files: CompetitionFiles, record: GameRecord) -> Path | None:
+    """Write the record where Gomill puts it; void games only if a move was played.
+
+    Returns the path written, or None when nothing was written.
+    """
+    if record.is_void:
+        if not record.moves:
+            return None
+        path = files.void_sgf_path(record.job.game_id)
+    else:
+        path = files.sgf_path(record.job.game_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, build_sgf(record))
+    return path

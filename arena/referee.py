@@ -1,0 +1,311 @@
+"""One game's rules and outcome, with no I/O: the referee the match runner obeys.
+
+The referee owns the board (:class:`gtp.board.Board`, with the game's ko rule
+and suicide policy), whose turn it is, the pass count, the move limit and the
+way the game ended.  The match runner tells it what the engines said; the
+referee decides: an ill-formed or illegal move forfeits the mover, two passes
+end the game for scoring, ``move_limit`` stops it with no winner, a resignation
+or an allowed claim ends it.  Scoring is either internal (area, every stone
+alive, komi, handicap compensation) or by the players' ``final_score``
+answers, where disagreement about the winner gives an unknown result.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Final
+
+import attrs
+
+from arena.results import EndReason
+from arena.settings import GameSettings
+from gtp.board import Board, IllegalMove, IllegalReason, KoRule
+from gtp.errors import VertexError
+from gtp.handicap import fixed_handicap_points
+from gtp.vertex import PASS, Colour, Move, Point, format_vertex, parse_vertex
+
+_SCORE_PATTERN: Final = re.compile(r"([BW])\+(\d+(?:\.\d+)?)", re.IGNORECASE)
+_MAX_SHOWN_ANSWER: Final = 40
+
+_ILLEGAL_TEXT: Final[Mapping[IllegalReason, str]] = {
+    "occupied": "move to occupied point {vertex}",
+    "ko": "move to ko-forbidden point {vertex}",
+    "superko": "move {vertex}, which repeats an earlier position (superko)",
+    "suicide": "suicide at {vertex}",
+    "off board": "move off the board: {vertex}",
+}
+
+
+@attrs.frozen
+class Outcome:
+    """How the game ended, before CPU times and ids are attached."""
+
+    winner: Colour | None
+    end: EndReason
+    margin: float | None = None
+    reason: str = ""
+
+
+@attrs.frozen
+class PlayerScore:
+    """One engine's ``final_score`` answer: winner None means jigo."""
+
+    winner: Colour | None
+    margin: float
+
+
+def parse_final_score(text: str) -> PlayerScore | None:
+    """Interpret a ``final_score`` answer (``B+3.5``, ``W+12``, ``0``); None if malformed."""
+    word = text.strip()
+    if word == "0":
+        return PlayerScore(None, 0.0)
+    match = _SCORE_PATTERN.fullmatch(word)
+    if match is None:
+        return None
+    margin = float(match.group(2))
+    if margin == 0:
+        return None  # "B+0" names a winner without a win
+    return PlayerScore(Colour.parse(match.group(1)), margin)
+
+
+def _shown(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) > _MAX_SHOWN_ANSWER:
+        text = text[: _MAX_SHOWN_ANSWER - 3] + "..."
+    return repr(text)
+
+
+def parse_handicap_answer(text: str, size: int) -> list[Point]:
+    """The vertices of a ``fixed_handicap``/``place_free_handicap`` answer.
+
+    Raises ValueError for anything but distinct on-board points.
+    """
+    points: list[Point] = []
+    for word in text.split():
+        try:
+            point = parse_vertex(word, size)
+        except VertexError as exc:
+            raise ValueError(f"invalid vertex {word!r} in handicap answer") from exc
+        if point is None:
+            raise ValueError("pass in handicap answer")
+        if point in points:
+            raise ValueError(f"repeated vertex {word!r} in handicap answer")
+        points.append(point)
+    return points
+
+
+def check_fixed_handicap_answer(text: str, settings: GameSettings) -> list[Point]:
+    """The engine's fixed handicap answer, which must be the spec's points (any order)."""
+    assert settings.handicap is not None
+    expected = fixed_handicap_points(settings.board_size, settings.handicap)
+    seen = parse_handicap_answer(text, settings.board_size)
+    if set(seen) != set(expected):
+        wanted = " ".join(format_vertex(p, settings.board_size) for p in expected)
+        raise ValueError(f"fixed_handicap answer {_shown(text)} differs from the spec's {wanted}")
+    return expected
+
+
+def check_free_handicap_answer(text: str, settings: GameSettings) -> list[Point]:
+    """Black's ``place_free_handicap`` choice: at least 2, at most the stones asked for."""
+    assert settings.handicap is not None
+    points = parse_handicap_answer(text, settings.board_size)
+    if not 2 <= len(points) <= settings.handicap:
+        raise ValueError(
+            f"place_free_handicap {settings.handicap} answered {len(points)} stones: {_shown(text)}"
+        )
+    return points
+
+
+class Referee:
+    """The rules of one game and its outcome."""
+
+    def __init__(self, settings: GameSettings) -> None:
+        self.settings = settings
+        self.board = Board(
+            settings.board_size,
+            ko_rule=KoRule(settings.ko_rule),
+            allow_suicide=settings.allow_suicide,
+        )
+        self.to_move = Colour.BLACK
+        self.handicap_stones: tuple[Point, ...] = ()
+        self.moves_played = 0
+        self.consecutive_passes = 0
+        self.outcome: Outcome | None = None
+        self.notes: list[str] = []  # scorer answers and the like, for the record
+
+    # ------------------------------------------------------------------
+    # Setup
+
+    def place_handicap(self, points: Iterable[Point]) -> None:
+        """Black's handicap stones are on the board; White moves first."""
+        chosen = tuple(points)
+        self.board.place_handicap(chosen)
+        self.handicap_stones = chosen
+        self.to_move = Colour.WHITE
+
+    # ------------------------------------------------------------------
+    # The game
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def needs_scoring(self) -> bool:
+        """Two passes ended the game and no result is known yet."""
+        return self.outcome is None and self.consecutive_passes >= 2
+
+    def interpret_genmove(self, colour: Colour, answer: str, *, claim_allowed: bool) -> Move | None:
+        """Check a genmove answer for ``colour`` and play it.
+
+        Returns the move played (a point or a pass), or None when the answer
+        ended the game (resignation, claim, or a forfeit for an ill-formed or
+        illegal move).
+        """
+        word = answer.strip()
+        lowered = word.lower()
+        if lowered == "resign":
+            self.resign(colour)
+            return None
+        if lowered == "claim" and claim_allowed:
+            self._finish(Outcome(colour, EndReason.CLAIM, reason=f"{colour.gtp_name} claims a win"))
+            return None
+        point: Point | None = None
+        try:
+            if not word:
+                raise VertexError("empty answer")
+            point = parse_vertex(word, self.settings.board_size)
+        except VertexError:
+            self.forfeit(colour, f"{colour.gtp_name} attempted ill-formed move {_shown(answer)}")
+            return None
+        move = PASS if point is None else Move(point)
+        return move if self.play(colour, move) else None
+
+    def play(self, colour: Colour, move: Move) -> bool:
+        """Play a point or a pass for ``colour``; an illegal one forfeits.  True if played."""
+        if self.outcome is not None:
+            raise ValueError("the game is over")
+        try:
+            self.board.play(colour, move.point)
+        except IllegalMove as exc:
+            vertex = format_vertex(move.point, self.settings.board_size)
+            text = _ILLEGAL_TEXT[exc.reason].format(vertex=vertex)
+            self.forfeit(colour, f"{colour.gtp_name} attempted {text}")
+            return False
+        self.moves_played += 1
+        self.to_move = colour.opponent
+        if move.point is None:
+            self.consecutive_passes += 1
+        else:
+            self.consecutive_passes = 0
+        if self.consecutive_passes < 2 and self.moves_played >= self.settings.move_limit:
+            self._finish(
+                Outcome(
+                    None,
+                    EndReason.MOVE_LIMIT,
+                    reason=f"hit move limit ({self.settings.move_limit})",
+                )
+            )
+        return True
+
+    def resign(self, colour: Colour) -> None:
+        self._finish(
+            Outcome(colour.opponent, EndReason.RESIGN, reason=f"{colour.gtp_name} resigned")
+        )
+
+    def forfeit(self, colour: Colour, reason: str, *, on_time: bool = False) -> None:
+        """``colour`` loses by forfeit (or on time); later faults don't change a result."""
+        if self.outcome is not None:
+            return
+        end = EndReason.TIME if on_time else EndReason.FORFEIT
+        self._finish(Outcome(colour.opponent, end, reason=reason))
+
+    def play_rejected(self, mover: Colour, failure: str) -> None:
+        """The opponent answered ``play`` for the mover's move with a failure.
+
+        ``illegal move`` means the mover is taken to have played an illegal
+        move and forfeits; any other failure forfeits the rejecting engine.
+        """
+        rejecting = mover.opponent
+        if failure.strip() == "illegal move":
+            self.forfeit(
+                mover,
+                f"{rejecting.gtp_name} rejected {mover.gtp_name}'s move as illegal",
+            )
+        else:
+            self.forfeit(
+                rejecting,
+                f"{rejecting.gtp_name} failed to play {mover.gtp_name}'s move: {_shown(failure)}",
+            )
+
+    def unknown(self, reason: str) -> None:
+        """The game cannot be given a winner (e.g. nobody could score it)."""
+        self._finish(Outcome(None, EndReason.UNKNOWN, reason=reason))
+
+    def _finish(self, outcome: Outcome) -> None:
+        if self.outcome is None:
+            self.outcome = outcome
+
+    # ------------------------------------------------------------------
+    # Scoring
+
+    def handicap_compensation(self) -> float:
+        stones = len(self.handicap_stones)
+        if not stones:
+            return 0.0
+        rule = self.settings.internal_scorer_handicap_compensation
+        if rule == "full":
+            return float(stones)
+        if rule == "short":
+            return float(stones - 1)
+        return 0.0
+
+    def score_internally(self) -> Outcome:
+        """Area score with every stone alive, komi and handicap compensation."""
+        score = self.board.area_score(
+            self.settings.komi, handicap_compensation=self.handicap_compensation()
+        )
+        if score == 0:
+            outcome = Outcome(None, EndReason.SCORE, 0.0, "jigo")
+        else:
+            winner = Colour.WHITE if score > 0 else Colour.BLACK
+            outcome = Outcome(winner, EndReason.SCORE, abs(score))
+        self._finish(outcome)
+        return outcome
+
+    def score_from_players(self, answers: Mapping[Colour, str | None]) -> Outcome:
+        """Combine the reliable scorers' ``final_score`` answers (None: not asked or failed).
+
+        One usable answer decides; two that agree decide; two that name
+        different winners give an unknown result; the same winner with
+        different margins gives a win with no margin.
+        """
+        scores: dict[Colour, PlayerScore] = {}
+        for colour in (Colour.BLACK, Colour.WHITE):
+            answer = answers.get(colour)
+            if answer is None:
+                continue
+            self.notes.append(f"final_score from {colour.gtp_name}: {answer.strip()}")
+            parsed = parse_final_score(answer)
+            if parsed is not None:
+                scores[colour] = parsed
+        if not scores:
+            outcome = Outcome(None, EndReason.UNKNOWN, reason="no score reported")
+        else:
+            values = list(scores.values())
+            first = values[0]
+            if any(score.winner != first.winner for score in values):
+                outcome = Outcome(
+                    None, EndReason.UNKNOWN, reason="players disagreed about the winner"
+                )
+            elif any(score.margin != first.margin for score in values):
+                outcome = Outcome(
+                    first.winner, EndReason.SCORE, None, "players disagreed about the margin"
+                )
+            elif first.winner is None:
+                outcome = Outcome(None, EndReason.SCORE, 0.0, "jigo")
+            else:
+                outcome = Outcome(first.winner, EndReason.SCORE, first.margin)
+        self._finish(outcome)
+        return outcome

@@ -1,0 +1,236 @@
+"""Game jobs, game results and game records: the values that cross the arena's layers.
+
+A :class:`GameJob` is what a competition asks the ringmaster to play.  The match
+runner answers with a :class:`GameRecord`: the moves, comments and engine
+descriptions needed for the SGF file, plus either a :class:`GameResult` (a game
+that counts) or a void reason (a software failure: the game does not count and
+is replayed).  Results serialise to plain JSON for the state journal.
+
+Two different things are called "void" in Gomill and here:
+
+* a *void game* (engine crash, failed setup): no result, replayed later;
+* a game stopped at ``move_limit``: a counted result with no winner, SGF
+  ``RE[Void]`` (:attr:`EndReason.MOVE_LIMIT`).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from arena.settings import GameSettings, PlayerConfig
+from gtp.vertex import Colour, Move, Point
+
+
+class EndReason(enum.Enum):
+    """How a counted game ended."""
+
+    SCORE = "score"  # two passes, then scored (no winner: jigo)
+    RESIGN = "resign"
+    FORFEIT = "forfeit"  # illegal or ill-formed move, failure response, crash as forfeit
+    TIME = "time"  # a command overran its timeout
+    CLAIM = "claim"  # gomill-genmove_ex claim, allowed for that player
+    MOVE_LIMIT = "move_limit"  # stopped at move_limit: no winner, SGF RE[Void]
+    UNKNOWN = "unknown"  # could not be scored, or the scorers disagreed
+
+
+_SGF_SUFFIX: Mapping[EndReason, str] = {
+    EndReason.RESIGN: "R",
+    EndReason.FORFEIT: "F",
+    EndReason.TIME: "T",
+    EndReason.CLAIM: "",
+}
+
+
+def format_margin(margin: float) -> str:
+    """A score margin the way SGF and Gomill write it: ``3.5``, ``31``."""
+    if margin == int(margin):
+        return str(int(margin))
+    return f"{margin:.6f}".rstrip("0").rstrip(".")
+
+
+def _optional_float(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise ValueError(f"expected a number or null, not {value!r}")
+
+
+@attrs.frozen
+class GameResult:
+    """The outcome of one counted game.
+
+    ``winner`` is None for a jigo (``SCORE``), ``MOVE_LIMIT`` and ``UNKNOWN``.
+    ``margin`` is set only for a ``SCORE`` result whose margin is known.
+    ``cpu_black``/``cpu_white`` are seconds, None when not known.
+    """
+
+    game_id: str
+    black: str  # player code
+    white: str
+    winner: Colour | None
+    end: EndReason
+    margin: float | None = None
+    moves: int = 0
+    cpu_black: float | None = None
+    cpu_white: float | None = None
+    reason: str = ""
+
+    @property
+    def is_jigo(self) -> bool:
+        return self.end is EndReason.SCORE and self.winner is None
+
+    @property
+    def is_forfeit(self) -> bool:
+        return self.end is EndReason.FORFEIT
+
+    @property
+    def winning_player(self) -> str | None:
+        if self.winner is None:
+            return None
+        return self.black if self.winner is Colour.BLACK else self.white
+
+    @property
+    def losing_player(self) -> str | None:
+        if self.winner is None:
+            return None
+        return self.white if self.winner is Colour.BLACK else self.black
+
+    def player(self, colour: Colour) -> str:
+        return self.black if colour is Colour.BLACK else self.white
+
+    def cpu(self, colour: Colour) -> float | None:
+        return self.cpu_black if colour is Colour.BLACK else self.cpu_white
+
+    @property
+    def sgf_result(self) -> str:
+        """The SGF ``RE`` value: ``B+3.5``, ``W+R``, ``B+F``, ``W+T``, ``B+``, ``0``, ``Void``."""
+        end = self.end
+        if end is EndReason.MOVE_LIMIT:
+            return "Void"
+        if end is EndReason.UNKNOWN:
+            return "?"
+        if self.winner is None:
+            return "0" if end is EndReason.SCORE else "?"
+        letter = self.winner.letter
+        if end is EndReason.SCORE:
+            return f"{letter}+" if self.margin is None else f"{letter}+{format_margin(self.margin)}"
+        return f"{letter}+{_SGF_SUFFIX[end]}"
+
+    def describe(self) -> str:
+        """One line for the history file and the terminal: ``a beat b B+3.5``."""
+        winner, loser = self.winning_player, self.losing_player
+        if winner is not None and loser is not None:
+            text = f"{winner} beat {loser} {self.sgf_result}"
+        elif self.is_jigo:
+            text = f"{self.black} vs {self.white} jigo"
+        elif self.end is EndReason.MOVE_LIMIT:
+            text = f"{self.black} vs {self.white} void (move limit)"
+        else:
+            text = f"{self.black} vs {self.white} ?"
+        if self.reason and self.end not in (EndReason.SCORE, EndReason.RESIGN):
+            text += f" ({self.reason})"
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id,
+            "black": self.black,
+            "white": self.white,
+            "winner": None if self.winner is None else self.winner.letter,
+            "end": self.end.value,
+            "margin": self.margin,
+            "moves": self.moves,
+            "cpu_black": self.cpu_black,
+            "cpu_white": self.cpu_white,
+            "reason": self.reason,
+            "sgf_result": self.sgf_result,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> GameResult:
+        """Inverse of :meth:`to_json`; raises ValueError for malformed data."""
+        try:
+            winner_text = data["winner"]
+            winner = None if winner_text is None else Colour.parse(str(winner_text))
+            moves = data.get("moves", 0)
+            if not isinstance(moves, int) or isinstance(moves, bool):
+                raise ValueError(f"moves: {moves!r}")
+            return cls(
+                game_id=str(data["game_id"]),
+                black=str(data["black"]),
+                white=str(data["white"]),
+                winner=winner,
+                end=EndReason(data["end"]),
+                margin=_optional_float(data.get("margin")),
+                moves=moves,
+                cpu_black=_optional_float(data.get("cpu_black")),
+                cpu_white=_optional_float(data.get("cpu_white")),
+                reason=str(data.get("reason", "")),
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"malformed game result: {exc}") from exc
+
+
+@attrs.frozen
+class GameJob:
+    """One game a competition wants played.
+
+    ``pairing`` groups games of the same players and settings (a playoff's
+    matchup id); ``game_number`` counts within the pairing.  ``event`` is the
+    SGF ``EV`` text.
+    """
+
+    game_id: str
+    pairing: str
+    game_number: int
+    black: PlayerConfig
+    white: PlayerConfig
+    settings: GameSettings
+    event: str = ""
+
+    def player(self, colour: Colour) -> PlayerConfig:
+        return self.black if colour is Colour.BLACK else self.white
+
+
+@attrs.frozen
+class PlayedMove:
+    """One move of the game record (never a resignation)."""
+
+    colour: Colour
+    move: Move
+    comment: str = ""
+
+
+@attrs.frozen
+class GameRecord:
+    """Everything known about one finished or abandoned game.
+
+    Exactly one of ``result`` and ``void_reason`` is set.  ``player_names`` are
+    what goes into PB/PW; ``descriptions`` are the engines' self-descriptions
+    (``gomill-describe_engine`` or name and version) for the root comment;
+    ``notes`` go into the last node's comment (final messages, scorer answers,
+    late errors).
+    """
+
+    job: GameJob
+    result: GameResult | None
+    void_reason: str | None = None
+    handicap_stones: tuple[Point, ...] = ()
+    moves: tuple[PlayedMove, ...] = ()
+    player_names: tuple[str, str] = ("", "")  # black, white
+    descriptions: tuple[str, str] = ("", "")  # black, white
+    notes: tuple[str, ...] = ()
+    date: str = ""  # ISO date the game started, for DT
+
+    def __attrs_post_init__(self) -> None:
+        if (self.result is None) == (self.void_reason is None):
+            raise ValueError("a game record has either a result or a void reason")
+
+    @property
+    def is_void(self) -> bool:
+        return self.result is None

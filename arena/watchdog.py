@@ -1,0 +1,126 @@
+"""A guard process that stops the engines if the arena dies without stopping them.
+
+The ringmaster starts ``python -m arena.watchdog`` once per run, in its own
+session, and tells it (one line per event on its stdin) which engine process
+groups exist: ``+PGID`` when an engine starts, ``-PGID`` once it is reaped.
+When its stdin reaches end of file -- the arena exited, however it died, even
+by SIGKILL -- the watchdog sends SIGTERM to every group still registered, waits
+a moment, then SIGKILL, and exits.  Well-behaved engines exit on the EOF of
+their own stdin anyway; this catches those that do not.
+
+:class:`Watchdog` is the arena's side.  Only the standard library is imported
+here so the guard starts quickly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable
+from typing import Final
+
+GRACE_SECONDS: Final = 2.0
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _signal_groups(groups: set[int], signum: int) -> None:
+    for pgid in groups:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signum)
+
+
+def guard(stream: Iterable[bytes] | None = None) -> int:
+    """Read registrations until EOF, then stop what is left."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the arena's business
+    source = sys.stdin.buffer if stream is None else stream
+    groups: set[int] = set()
+    for raw in source:
+        line = raw.strip()
+        if len(line) < 2 or not line[1:].isdigit():
+            continue
+        pgid = int(line[1:])
+        if line[:1] == b"+":
+            groups.add(pgid)
+        elif line[:1] == b"-":
+            groups.discard(pgid)
+    groups = {pgid for pgid in groups if _group_alive(pgid)}
+    if not groups:
+        return 0
+    _signal_groups(groups, signal.SIGTERM)
+    deadline = time.monotonic() + GRACE_SECONDS
+    while groups and time.monotonic() < deadline:
+        time.sleep(0.05)
+        groups = {pgid for pgid in groups if _group_alive(pgid)}
+    _signal_groups(groups, signal.SIGKILL)
+    return 0
+
+
+class Watchdog:
+    """The arena's handle on its guard process (see module docstring)."""
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[bytes] | None = None
+        self._fd: int | None = None
+
+    def start(self) -> None:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "arena.watchdog"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+        assert process.stdin is not None
+        self._process = process
+        self._fd = process.stdin.fileno()
+
+    def _send(self, line: bytes) -> None:
+        if self._fd is None:
+            return
+        try:
+            os.write(self._fd, line)
+        except OSError:
+            self._fd = None  # the guard is gone; engines still get EOF
+
+    def engine_started(self, pgid: int) -> None:
+        self._send(b"+%d\n" % pgid)
+
+    def engine_stopped(self, pgid: int) -> None:
+        self._send(b"-%d\n" % pgid)
+
+    def watch(self, pgid: int, running: bool) -> None:
+        if running:
+            self.engine_started(pgid)
+        else:
+            self.engine_stopped(pgid)
+
+    def stop(self) -> None:
+        """Close the guard's input (all engines are stopped by now) and reap it."""
+        process, self._process = self._process, None
+        self._fd = None
+        if process is None:
+            return
+        assert process.stdin is not None
+        with contextlib.suppress(OSError):
+            process.stdin.close()
+        try:
+            process.wait(timeout=GRACE_SECONDS + 3)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(guard())

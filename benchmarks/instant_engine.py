@@ -1,0 +1,82 @@
+"""An instant GTP engine for benchmarks: plays a fixed list of moves, then passes.
+
+Black fills the left part of the board and White the right part, column by
+column, so no stone is ever captured: 30 moves each on 9x9 and 149 each on
+19x19, then both pass (games of 62 and 300 moves).  Blocking I/O and no
+imports beyond the standard library keep its own cost negligible.
+"""
+
+from __future__ import annotations
+
+import sys
+
+LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+MOVES_PER_SIDE = {9: 30, 19: 149}
+COMMANDS = (
+    "protocol_version",
+    "name",
+    "version",
+    "list_commands",
+    "boardsize",
+    "clear_board",
+    "komi",
+    "play",
+    "genmove",
+    "quit",
+)
+
+
+def move_lists(size: int) -> dict[str, list[str]]:
+    count = MOVES_PER_SIDE.get(size, size)
+    width = (size - 1) // 2 - 0  # columns each side may use, leaving the middle empty
+    black = [f"{LETTERS[c]}{r}" for c in range(width) for r in range(1, size + 1)]
+    white = [f"{LETTERS[size - 1 - c]}{r}" for c in range(width) for r in range(1, size + 1)]
+    return {"b": black[:count], "w": white[:count]}
+
+
+def main() -> int:
+    size = 19
+    lists = move_lists(size)
+    played = {"b": 0, "w": 0}
+    read, write, flush = sys.stdin.readline, sys.stdout.write, sys.stdout.flush
+    while True:
+        line = read()
+        if not line:
+            return 0
+        words = line.split()
+        if not words:
+            continue
+        ident = words[0] if words[0].isdigit() else ""
+        if ident:
+            words = words[1:]
+        command = words[0] if words else ""
+        answer = ""
+        if command == "genmove":
+            colour = words[1][0].lower()
+            moves = lists[colour]
+            n = played[colour]
+            answer = moves[n] if n < len(moves) else "pass"
+            played[colour] = n + 1
+        elif command == "boardsize":
+            size = int(words[1])
+            lists = move_lists(size)
+        elif command == "clear_board":
+            played = {"b": 0, "w": 0}
+        elif command == "protocol_version":
+            answer = "2"
+        elif command == "name":
+            answer = "instant"
+        elif command == "version":
+            answer = "1"
+        elif command == "list_commands":
+            answer = "\n".join(COMMANDS)
+        elif command == "quit":
+            write(f"={ident}\n\n")
+            flush()
+            return 0
+        write(f"={ident} {answer}\n\n" if answer else f"={ident}\n\n")
+        flush()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""The library API and the pytest plugin engine authors enable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.api import engine, play_match
+from gtp.errors import EngineStartError
+
+from .fakes import fake_command
+
+pytest_plugins = ["pytester"]
+
+
+async def test_play_match_returns_structured_results(tmp_path: Path) -> None:
+    first = engine(fake_command("--moves=D4,E4"), code="first")
+    second = engine(fake_command("--moves=D6,E6"), code="second", move_timeout=5)
+    result = await play_match(first, second, games=3, komi=0.5, record_dir=tmp_path)
+    assert [r.game_id for r in result.results] == ["match_0", "match_1", "match_2"]
+    assert [(r.black, r.white, r.sgf_result) for r in result.results] == [
+        ("first", "second", "W+0.5"),
+        ("second", "first", "W+0.5"),
+        ("first", "second", "W+0.5"),
+    ]
+    assert (result.wins("first"), result.wins("second")) == (1, 2)
+    assert sorted(p.name for p in (tmp_path / "match.games").iterdir()) == [
+        "match_0.sgf",
+        "match_1.sgf",
+        "match_2.sgf",
+    ]
+    assert result.halted is None and result.void_games == ()
+
+
+async def test_commands_as_strings_or_lists() -> None:
+    result = await play_match(
+        " ".join(fake_command("--moves=D4")),
+        list(fake_command("--resign-at=1")),
+        games=1,
+        alternating=False,
+        check=False,
+    )
+    assert [(r.black, r.white, r.sgf_result) for r in result.results] == [
+        ("player_1", "player_2", "B+R")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"board_size": 1}, "board_size: must be between 2 and 25"),
+        ({"handicap": 12}, "too large for fixed handicap"),
+        ({"colour": "b"}, "unknown game setting 'colour'"),
+    ],
+)
+async def test_bad_settings_raise_value_error(options: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        await play_match(fake_command(), fake_command(), **options)  # type: ignore[arg-type]
+
+
+def test_engine_rejects_bad_player_settings() -> None:
+    with pytest.raises(ValueError, match="move_timeout"):
+        engine("x", move_timeout=-1)
+
+
+async def test_an_engine_that_cannot_start_raises() -> None:
+    with pytest.raises(EngineStartError, match="cannot start"):
+        await play_match("/no/such/engine", fake_command(), games=1)
+
+
+async def test_repeated_crashes_halt_the_match() -> None:
+    result = await play_match(fake_command("--crash-at=1"), fake_command(), games=3)
+    assert result.results == () and result.halted is not None
+    assert result.void_games[0][0] == "match_0"
+
+
+def test_the_pytest_plugin_gives_engine_authors_fixtures(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\ntrio_mode = true\n")
+    pytester.makepyfile(
+        test_engine=f"""
+        FAKE = {list(fake_command("--moves=D4,E4"))!r}
+
+        async def test_match(arena_play_match, arena_engine, arena_random_player, arena_record_dir):
+            mine = arena_engine(FAKE, code="mine", move_timeout=10)
+            result = await arena_play_match(mine, arena_random_player, games=2, board_size=7)
+            assert result.games == 2
+            assert {{r.black for r in result.results}} == {{"mine", "random"}}
+            assert len(list((arena_record_dir / "match.games").iterdir())) == 2
+        """
+    )
+    outcome = pytester.runpytest_subprocess("-p", "arena.pytest_plugin", "-q")
+    outcome.assert_outcomes(passed=1)

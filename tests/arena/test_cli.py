@@ -1,0 +1,138 @@
+"""The arena command line: actions in both orders, outputs, and one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.cli import UsageError, main, split_words
+from arena.state import CompetitionFiles, RunLock
+
+from .fakes import fake_command
+
+
+def write_ctl(directory: Path, games: int = 2, black: tuple[str, ...] | None = None) -> Path:
+    b = black or fake_command("--moves=D4,E4")
+    w = fake_command("--moves=D6,E6")
+    path = directory / "cli.ctl"
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        f"players = {{'a': Player({list(b)!r}), 'b': Player({list(w)!r})}}\n"
+        "board_size = 9\nkomi = 7.5\nscorer = 'internal'\n"
+        f"matchups = [Matchup('a', 'b', number_of_games={games})]\n"
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["run", "x.ctl"], ("run", "x.ctl")),
+        (["x.ctl", "run"], ("run", "x.ctl")),
+        (["x.ctl"], ("run", "x.ctl")),
+        (["show", "x.ctl"], ("show", "x.ctl")),
+        (["x.ctl", "stop"], ("stop", "x.ctl")),
+        (["x.ctl", "reset"], ("reset", "x.ctl")),
+    ],
+)
+def test_both_orders_of_action_and_control_file(
+    words: list[str], expected: tuple[str, str]
+) -> None:
+    assert split_words(words) == expected
+
+
+@pytest.mark.parametrize("words", [["run"], ["run", "show"], ["a.ctl", "b.ctl"], ["a", "b", "c"]])
+def test_bad_words_are_usage_errors(words: list[str]) -> None:
+    with pytest.raises(UsageError):
+        split_words(words)
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    return err.strip()
+
+
+def test_missing_control_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(tmp_path / "nope.ctl")]) == 1
+    assert one_line_error(capsys) == (
+        f"arena: {tmp_path / 'nope.ctl'}: cannot read the control file: No such file or directory"
+    )
+
+
+def test_bad_setting(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.ctl"
+    path.write_text("competition_type = 'playoff'\nplayers = {'a': Player('x', colour=1)}\n")
+    assert main([str(path), "show"]) == 1
+    assert one_line_error(capsys) == (
+        f"arena: {path}:2: players['a']: unknown Player argument 'colour'"
+    )
+
+
+def test_missing_engine_binary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_ctl(tmp_path, black=("no-such-engine-binary", "--mode", "gtp"))
+    assert main(["run", str(path), "-q"]) == 1
+    error = one_line_error(capsys)
+    assert error.startswith("arena: startup check failed: player 'a': cannot start")
+    assert "No such file or directory" in error
+    assert not CompetitionFiles.for_control_file(path).status.exists()
+    assert main(["check", str(path)]) == 1
+
+
+def test_run_show_report_reset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_ctl(tmp_path)
+    files = CompetitionFiles.for_control_file(path)
+    assert main(["run", str(path), "-j", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "game 0_0: b beat a W+7.5" in out and "game 0_1: b beat a W+7.5" in out
+    assert main(["show", str(path)]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith("playoff: cli\n\na v b (2/2 games)\n")
+    files.report.unlink()
+    assert main([str(path), "report"]) == 0
+    assert files.report.read_text() == shown
+    assert main(["check", str(path)]) == 0
+    assert "player a: ok fake:1.0" in capsys.readouterr().out
+    assert main(["reset", str(path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cli.ctl"]
+
+
+def test_max_games_option(tmp_path: Path) -> None:
+    path = write_ctl(tmp_path, games=5)
+    assert main(["run", str(path), "-q", "--max-games", "1"]) == 0
+    assert len(CompetitionFiles.for_control_file(path).hist.read_text().splitlines()) == 1
+
+
+def test_stop_and_reset_need_the_lock(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_ctl(tmp_path)
+    files = CompetitionFiles.for_control_file(path)
+    assert main(["stop", str(path)]) == 1
+    assert one_line_error(capsys) == "arena: competition 'cli' is not running"
+    with RunLock(files.lock):
+        assert main(["stop", str(path), "-q"]) == 0
+        assert files.cmd.read_text() == "stop\n"
+        assert main(["reset", str(path)]) == 1
+        assert "cannot reset: competition 'cli' is already running" in one_line_error(capsys)
+        assert main(["run", str(path)]) == 1
+        assert "already running" in one_line_error(capsys)
+
+
+def test_halted_run_exits_with_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_ctl(tmp_path, black=fake_command("--crash-at=1"))
+    assert main(["run", str(path), "-q"]) == 1
+    assert "halting competition" in capsys.readouterr().err
+
+
+def test_console_script_help_and_bad_option() -> None:
+    done = subprocess.run(["arena", "--help"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "run (the default)" in done.stdout
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "run", "x.ctl", "-j", "0"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "expected a positive integer" in done.stderr

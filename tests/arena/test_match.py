@@ -1,0 +1,356 @@
+"""One game between real (fake) engine processes: every fault path becomes a result."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+import trio
+
+from arena.engines import STDERR_LOG_CAP, EngineProvider
+from arena.match import MatchOptions, play_game
+from arena.results import EndReason, GameJob, GameRecord
+from arena.settings import GameSettings, PlayerConfig
+from gtp.vertex import Colour
+
+from .fakes import fake_player
+
+B, W = Colour.BLACK, Colour.WHITE
+BLACK_MOVES = "--moves=D4,E4,F4,G4,H4"
+WHITE_MOVES = "--moves=D6,E6,F6,G6,H6"
+
+
+def job(black: PlayerConfig, white: PlayerConfig, **settings: object) -> GameJob:
+    values: dict[str, object] = {"board_size": 9, "komi": 7.5}
+    values.update(settings)
+    return GameJob(
+        game_id="0_0",
+        pairing="0",
+        game_number=0,
+        black=black,
+        white=white,
+        settings=GameSettings(**values),  # type: ignore[arg-type]
+    )
+
+
+async def play(job: GameJob, options: MatchOptions | None = None) -> GameRecord:
+    async with trio.open_nursery() as nursery:
+        provider = EngineProvider(nursery, stderr="log")
+        record = await play_game(job, provider, options)
+        await provider.close_all()
+    return record
+
+
+# (black args, white args, black settings, game settings, crash_result) -> (sgf, end, reason part)
+CASES = [
+    pytest.param(
+        [BLACK_MOVES],
+        [WHITE_MOVES, "--crash-at=2"],
+        {},
+        {},
+        "forfeit",
+        ("B+F", EndReason.FORFEIT, "exited with status 3"),
+        id="crash-as-forfeit",
+    ),
+    pytest.param(
+        [BLACK_MOVES, "--hang-at=2"],
+        [WHITE_MOVES],
+        {"move_timeout": 0.5},
+        {},
+        "void",
+        ("W+T", EndReason.TIME, "a (black) did not answer 'genmove b' within 0.5s"),
+        id="hang-loses-on-time",
+    ),
+    pytest.param(
+        [BLACK_MOVES],
+        ["--moves=D6,D4"],
+        {},
+        {},
+        "void",
+        ("B+F", EndReason.FORFEIT, "white attempted move to occupied point D4"),
+        id="occupied",
+    ),
+    pytest.param(
+        ["--moves=D6,C5,D4,A1,E5"],
+        ["--moves=E6,D5,F5,E4,D5"],
+        {},
+        {},
+        "void",
+        ("B+F", EndReason.FORFEIT, "white attempted move to ko-forbidden point D5"),
+        id="ko",
+    ),
+    pytest.param(
+        [BLACK_MOVES, "--answer-at=3:Z99"],
+        [WHITE_MOVES],
+        {},
+        {},
+        "void",
+        ("W+F", EndReason.FORFEIT, "black attempted ill-formed move 'Z99'"),
+        id="ill-formed",
+    ),
+    pytest.param(
+        [BLACK_MOVES, "--answer-at=2:%$# no move here"],
+        [WHITE_MOVES],
+        {},
+        {},
+        "void",
+        ("W+F", EndReason.FORFEIT, "black attempted ill-formed move '%$# no move here'"),
+        id="garbage-answer",
+    ),
+    pytest.param(
+        [BLACK_MOVES, "--fail=genmove:cannot generate move"],
+        [WHITE_MOVES],
+        {},
+        {},
+        "void",
+        ("W+F", EndReason.FORFEIT, "a (black) failed 'genmove b': cannot generate move"),
+        id="genmove-failure",
+    ),
+    pytest.param(
+        [BLACK_MOVES],
+        [WHITE_MOVES, "--reject-play-at=2:illegal move"],
+        {},
+        {},
+        "void",
+        ("W+F", EndReason.FORFEIT, "white rejected black's move as illegal"),
+        id="opponent-says-illegal",
+    ),
+    pytest.param(
+        [BLACK_MOVES],
+        [WHITE_MOVES, "--reject-play-at=2:out of memory"],
+        {},
+        {},
+        "void",
+        ("B+F", EndReason.FORFEIT, "white failed to play black's move: 'out of memory'"),
+        id="opponent-play-failure",
+    ),
+    pytest.param(
+        [BLACK_MOVES, "--resign-at=3"],
+        [WHITE_MOVES],
+        {},
+        {},
+        "void",
+        ("W+R", EndReason.RESIGN, "black resigned"),
+        id="resign",
+    ),
+    pytest.param(
+        [BLACK_MOVES],
+        [WHITE_MOVES],
+        {},
+        {"move_limit": 7},
+        "void",
+        ("Void", EndReason.MOVE_LIMIT, "hit move limit (7)"),
+        id="move-limit",
+    ),
+    pytest.param(
+        [BLACK_MOVES, "--claim-at=3"],
+        [WHITE_MOVES],
+        {"allow_claim": True},
+        {},
+        "void",
+        ("B+", EndReason.CLAIM, "black claims a win"),
+        id="claim",
+    ),
+    pytest.param(
+        [BLACK_MOVES, "--claim-at=3"],
+        [WHITE_MOVES],
+        {},
+        {},
+        "void",
+        ("W+F", EndReason.FORFEIT, "black attempted ill-formed move 'claim'"),
+        id="claim-not-allowed",
+    ),
+    pytest.param(
+        [BLACK_MOVES],
+        [WHITE_MOVES],
+        {},
+        {"scorer": "internal"},
+        "void",
+        ("W+7.5", EndReason.SCORE, ""),
+        id="internal-score",
+    ),
+    pytest.param(
+        [BLACK_MOVES, "--score=B+3"],
+        [WHITE_MOVES, "--score=B+3"],
+        {},
+        {},
+        "void",
+        ("B+3", EndReason.SCORE, ""),
+        id="players-agree",
+    ),
+    pytest.param(
+        [BLACK_MOVES, "--score=B+3"],
+        [WHITE_MOVES, "--score=W+1"],
+        {},
+        {},
+        "void",
+        ("?", EndReason.UNKNOWN, "players disagreed about the winner"),
+        id="players-disagree",
+    ),
+    pytest.param(
+        [BLACK_MOVES, "--score=B+3"],
+        [WHITE_MOVES, "--score=W+1"],
+        {"is_reliable_scorer": False},
+        {},
+        "void",
+        ("W+1", EndReason.SCORE, ""),
+        id="unreliable-scorer-not-asked",
+    ),
+    pytest.param(
+        [BLACK_MOVES],
+        [WHITE_MOVES],
+        {},
+        {},
+        "void",
+        ("?", EndReason.UNKNOWN, "no score reported"),
+        id="nobody-scores",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("black_args", "white_args", "black_settings", "settings", "crash_result", "expected"), CASES
+)
+async def test_fault_paths_become_results(
+    black_args: list[str],
+    white_args: list[str],
+    black_settings: dict[str, object],
+    settings: dict[str, object],
+    crash_result: str,
+    expected: tuple[str, EndReason, str],
+) -> None:
+    black = fake_player("a", *black_args, **black_settings)
+    white = fake_player("b", *white_args)
+    record = await play(job(black, white, **settings), MatchOptions(crash_result=crash_result))
+    assert record.result is not None, record.void_reason
+    sgf_result, end, reason = expected
+    assert (record.result.sgf_result, record.result.end) == (sgf_result, end)
+    assert reason in record.result.reason
+
+
+@pytest.mark.parametrize(
+    ("black_args", "white_args", "reason"),
+    [
+        ([BLACK_MOVES], [WHITE_MOVES, "--crash-at=2"], "b (white): exited with status 3"),
+        ([BLACK_MOVES, "--garbage-at=2"], [WHITE_MOVES], "isn't speaking GTP"),
+        (
+            [BLACK_MOVES, "--fail=boardsize:unacceptable size"],
+            [WHITE_MOVES],
+            "rejected 'boardsize 9'",
+        ),
+        ([BLACK_MOVES], [WHITE_MOVES, "--fail=komi:no"], "b (white) rejected 'komi 7.5': no"),
+    ],
+)
+async def test_crashes_protocol_errors_and_setup_failures_void_the_game(
+    black_args: list[str], white_args: list[str], reason: str
+) -> None:
+    record = await play(job(fake_player("a", *black_args), fake_player("b", *white_args)))
+    assert record.result is None
+    assert record.void_reason is not None and reason in record.void_reason
+
+
+async def test_a_missing_engine_voids_the_game() -> None:
+    missing = PlayerConfig("gone", ("/nonexistent/engine",))
+    record = await play(job(fake_player("a", BLACK_MOVES), missing))
+    assert record.result is None
+    assert "No such file or directory" in (record.void_reason or "")
+
+
+async def test_moves_comments_names_descriptions_and_cpu_reach_the_record() -> None:
+    black = fake_player(
+        "a", BLACK_MOVES, "--explain", "--describe=Fake A, seed 7", "--cpu-time=1.5", "--name=FakeA"
+    )
+    white = fake_player("b", WHITE_MOVES, "--version=")
+    record = await play(job(black, white, scorer="internal"))
+    assert record.result is not None
+    assert [m.move.to_gtp(9) for m in record.moves[:4]] == ["D4", "D6", "E4", "E6"]
+    assert record.moves[0].comment == "thinking about move 1"
+    assert record.moves[1].comment == ""
+    assert record.player_names == ("FakeA:1.0", "fake")
+    assert record.descriptions == ("Fake A, seed 7", "fake")
+    assert record.result.cpu_black == 1.5
+    assert record.result.cpu_white is not None  # from the process's rusage
+    assert record.result.moves == len(record.moves) == 12  # 5 + 5 moves, then two passes
+
+
+async def test_sgf_player_names_can_be_the_player_codes() -> None:
+    black = fake_player("a", BLACK_MOVES, sgf_player_name_from_gtp=False)
+    record = await play(job(black, fake_player("b", WHITE_MOVES), scorer="internal"))
+    assert record.player_names == ("a", "fake:1.0")
+
+
+@pytest.mark.parametrize(
+    ("style", "white_args", "stones"),
+    [("fixed", [], 3), ("free", [], 3)],
+)
+async def test_handicap_stones_are_placed(style: str, white_args: list[str], stones: int) -> None:
+    game = job(
+        fake_player("a", "--moves=A1"),
+        fake_player("b", "--moves=J9", *white_args),
+        handicap=stones,
+        handicap_style=style,
+        scorer="internal",
+        komi=0.5,
+    )
+    record = await play(game)
+    assert record.result is not None
+    assert len(record.handicap_stones) == stones
+    assert record.moves[0].colour is W  # White moves first after handicap
+
+
+async def test_a_wrong_fixed_handicap_answer_voids_the_game() -> None:
+    # An engine that answers fixed_handicap with other points
+    white = fake_player("b", "--fail=fixed_handicap:invalid handicap")
+    record = await play(job(fake_player("a"), white, handicap=2))
+    assert record.result is None
+    assert "rejected 'fixed_handicap 2'" in (record.void_reason or "")
+
+
+async def test_huge_stderr_does_not_disturb_the_game_and_the_log_is_bounded() -> None:
+    lines: list[str] = []
+    quiet = await play(
+        job(fake_player("a", BLACK_MOVES), fake_player("b", WHITE_MOVES), scorer="internal")
+    )
+    noisy = await play(
+        job(
+            fake_player("a", BLACK_MOVES, "--stderr-per-move=1000000"),
+            fake_player("b", WHITE_MOVES),
+            scorer="internal",
+        ),
+        MatchOptions(stderr_log=lambda code, line: lines.append(line)),
+    )
+    assert noisy.result is not None and quiet.result is not None
+    assert attrs.evolve(noisy.result, cpu_black=None, cpu_white=None) == attrs.evolve(
+        quiet.result, cpu_black=None, cpu_white=None
+    )
+    assert sum(len(line) + 1 for line in lines) <= STDERR_LOG_CAP
+    assert any("bytes of stderr from a not logged" in note for note in noisy.notes)
+
+
+async def test_gtp_traffic_is_logged_from_the_first_command() -> None:
+    lines: list[str] = []
+    await play(
+        job(fake_player("a", BLACK_MOVES), fake_player("b", WHITE_MOVES, "--resign-at=1")),
+        MatchOptions(gtp_log=lines.append),
+    )
+    assert lines[0] == "a (black) >> 1 list_commands"
+    assert "a (black) >> 7 genmove b" in lines
+    assert "b (white) << =8 resign" in lines
+
+
+async def test_engines_are_reused_between_games_when_asked(tmp_path: object) -> None:
+    from pathlib import Path
+
+    env_file = Path(str(tmp_path)) / "env"
+    black = fake_player("a", BLACK_MOVES, f"--env-file={env_file}")
+    white = fake_player("b", WHITE_MOVES, f"--env-file={env_file}")
+    async with trio.open_nursery() as nursery:
+        provider = EngineProvider(nursery, reuse=True, slot=1)
+        records = [
+            await play_game(job(black, white, scorer="internal"), provider) for _ in range(3)
+        ]
+        await provider.close_all()
+    assert [r.result.sgf_result for r in records if r.result] == ["W+7.5"] * 3
+    # Two engine processes for three games, started with the first game's id and the slot.
+    lines = [" ".join(line.split()[:2]) for line in env_file.read_text().splitlines()]
+    assert lines == ["0_0 1", "0_0 1"]
+    assert all(r.result and r.result.cpu_black is not None for r in records)

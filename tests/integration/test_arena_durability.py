@@ -1,0 +1,202 @@
+"""Killing the arena must never lose or double a result, nor leave an engine behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sgfmill import sgf
+
+from arena.state import CompetitionFiles, ResultEntry, iter_journal
+from tests.arena.fakes import fake_command
+
+GAMES = 12
+KILLS = 20
+MOVES_B = "--moves=" + ",".join(f"{c}{r}" for c in "ABCD" for r in range(1, 10))
+MOVES_W = "--moves=" + ",".join(f"{c}{r}" for c in "FGHJ" for r in range(1, 10))
+
+
+def write_ctl(directory: Path, env_file: Path) -> Path:
+    black = fake_command(MOVES_B, f"--env-file={env_file}")
+    white = fake_command(MOVES_W, f"--env-file={env_file}")
+    path = directory / "durable.ctl"
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        f"players = {{'a': Player({list(black)!r}), 'b': Player({list(white)!r})}}\n"
+        "board_size = 9\nkomi = 7.5\nscorer = 'internal'\n"
+        f"matchups = [Matchup('a', 'b', alternating=True, number_of_games={GAMES})]\n"
+    )
+    return path
+
+
+def arena(path: Path, *extra: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "run", str(path), "-q", "-j", "2", *extra],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def engine_pids(env_file: Path) -> set[int]:
+    if not env_file.exists():
+        return set()
+    return {int(line.split()[2]) for line in env_file.read_text().splitlines()}
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes (it only waits for its new parent to reap it).
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_until_gone(pids: set[int], seconds: float = 5.0) -> set[int]:
+    deadline = time.monotonic() + seconds
+    left = {pid for pid in pids if alive(pid)}
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = {pid for pid in left if alive(pid)}
+    return left
+
+
+def check_status(files: CompetitionFiles) -> None:
+    if files.status.exists():
+        status = json.loads(files.status.read_text())  # never half written
+        assert status["format"] == "gtp-arena-status"
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    env_file = tmp_path / "engines"
+    path = write_ctl(tmp_path, env_file)
+    files = CompetitionFiles.for_control_file(path)
+    rng = random.Random(20240501)
+    for _ in range(KILLS):
+        process = arena(path)
+        time.sleep(rng.uniform(0.1, 0.9))
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        assert process.stderr is not None
+        process.stderr.close()
+        check_status(files)
+        assert wait_until_gone(engine_pids(env_file)) == set()
+    final = arena(path)
+    _, err = final.communicate(timeout=120)
+    assert final.returncode == 0, err.decode()
+    check_status(files)
+    game_ids = [e.result.game_id for e in iter_journal(files) if isinstance(e, ResultEntry)]
+    assert len(game_ids) == len(set(game_ids)) == GAMES
+    width = len(str(GAMES - 1))
+    assert sorted(game_ids) == [f"0_{n:0{width}d}" for n in range(GAMES)]
+    for game_id in game_ids:
+        game = sgf.Sgf_game.from_bytes(files.sgf_path(game_id).read_bytes())
+        assert game.get_root().get("GN") == game_id
+    status = json.loads(files.status.read_text())
+    assert status["competition"]["matchups"]["0"]["tally"]["games"] == GAMES
+    assert wait_until_gone(engine_pids(env_file)) == set()
+
+
+def test_ctrl_c_stops_at_once_and_the_next_run_replays(tmp_path: Path) -> None:
+    env_file = tmp_path / "engines"
+    black = fake_command("--moves=D4", "--hang-at=2", f"--env-file={env_file}")
+    white = fake_command("--moves=D6", f"--env-file={env_file}")
+    path = tmp_path / "hang.ctl"
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        f"players = {{'a': Player({list(black)!r}), 'b': Player({list(white)!r})}}\n"
+        "board_size = 9\nkomi = 7.5\nscorer = 'internal'\n"
+        "matchups = [Matchup('a', 'b', number_of_games=2)]\n"
+    )
+    process = arena(path)
+    deadline = time.monotonic() + 20
+    while len(engine_pids(env_file)) < 6 and time.monotonic() < deadline:  # checks + 2 games
+        time.sleep(0.05)
+    time.sleep(0.3)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err.decode()
+    assert wait_until_gone(engine_pids(env_file)) == set()
+    files = CompetitionFiles.for_control_file(path)
+    assert not [e for e in iter_journal(files) if isinstance(e, ResultEntry)]
+    log = files.log.read_text()
+    assert "run finished: interrupted; games 0_0, 0_1 will be replayed" in log
+
+
+def hanging_competition(directory: Path, env_file: Path, *black_extra: str) -> Path:
+    black = fake_command("--moves=D4", "--hang-at=2", f"--env-file={env_file}", *black_extra)
+    white = fake_command("--moves=D6", f"--env-file={env_file}", *black_extra)
+    path = directory / "stubborn.ctl"
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        f"players = {{'a': Player({list(black)!r}), 'b': Player({list(white)!r})}}\n"
+        "board_size = 9\nkomi = 7.5\nscorer = 'internal'\n"
+        "matchups = [Matchup('a', 'b', number_of_games=2)]\n"
+    )
+    return path
+
+
+def wait_for_engines(env_file: Path, count: int) -> None:
+    deadline = time.monotonic() + 20
+    while len(engine_pids(env_file)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+
+
+def test_engines_that_ignore_eof_are_stopped_when_the_arena_is_killed(tmp_path: Path) -> None:
+    env_file = tmp_path / "engines"
+    process = arena(hanging_competition(tmp_path, env_file, "--ignore-eof"))
+    wait_for_engines(env_file, 6)  # two startup checks, then two games of two engines
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert process.stderr is not None
+    process.stderr.close()
+    # The guard gives them SIGTERM, then SIGKILL after 2 s.
+    assert wait_until_gone(engine_pids(env_file), seconds=6.0) == set()
+
+
+def test_ctrl_x_on_the_terminal_finishes_the_games_in_progress(tmp_path: Path) -> None:
+    import pty
+
+    env_file = tmp_path / "engines"
+    black = fake_command("--moves=D4,E4", f"--env-file={env_file}")
+    white = fake_command("--moves=D6,E6", f"--env-file={env_file}")
+    path = tmp_path / "keys.ctl"
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        f"players = {{'a': Player({list(black)!r}), 'b': Player({list(white)!r})}}\n"
+        "board_size = 9\nkomi = 7.5\nscorer = 'internal'\n"
+        "matchups = [Matchup('a', 'b')]\n"  # no limit: only a stop ends it
+    )
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "run", str(path), "-q"],
+        stdin=slave,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    os.close(slave)
+    files = CompetitionFiles.for_control_file(path)
+    deadline = time.monotonic() + 20
+    while not files.journal.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.write(master, b"\x18")
+    _, err = process.communicate(timeout=30)
+    os.close(master)
+    assert process.returncode == 0, err.decode()
+    assert "stop requested (Ctrl-X)" in files.log.read_text()
+    recorded = [e.result.game_id for e in iter_journal(files) if isinstance(e, ResultEntry)]
+    assert recorded and all(files.sgf_path(game_id).exists() for game_id in recorded)
+    assert wait_until_gone(engine_pids(env_file)) == set()
