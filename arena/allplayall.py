@@ -19,7 +19,7 @@ refused), the results grid, and Bradley–Terry ratings for every competitor.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
 import attrs
@@ -28,7 +28,14 @@ from arena.competition import PlayerCheck, register_competition_class
 from arena.control import CompetitionConfig, ControlFile, MatchupConfig, PlayoffSettings
 from arena.matchstats import format_elo, format_elo_interval
 from arena.playoff import MatchupSnapshot, Playoff, PlayoffSnapshot
-from arena.reports import _Column, _Heading, _render_table, format_float, matchup_summary
+from arena.reports import (
+    _Column,
+    _Heading,
+    _render_table,
+    describe_players,
+    format_float,
+    matchup_summary,
+)
 from arena.results import GameJob, GameResult
 from arena.settings import (
     GAME_SETTINGS,
@@ -208,19 +215,22 @@ class AllPlayAllSnapshot:
 def results_grid(snapshot: AllPlayAllSnapshot) -> list[str]:
     """Gomill's grid: one row per competitor, ``wins-losses`` against each column."""
     cells = [[("" if cell is None else str(cell)) for cell in row] for row in snapshot.grid]
-    labels = [f"{letter} {code}" for letter, code in zip(snapshot.letters, snapshot.competitors)]
+    labels = [
+        f"{letter} {code}"
+        for letter, code in zip(snapshot.letters, snapshot.competitors, strict=True)
+    ]
     label_width = max(len(label) for label in labels)
     widths = [
         max(3, len(letter), *(len(row[j]) for row in cells))
         for j, letter in enumerate(snapshot.letters)
     ]
     header = " " * label_width + "".join(
-        " " + letter.center(width) for letter, width in zip(snapshot.letters, widths)
+        " " + letter.center(width) for letter, width in zip(snapshot.letters, widths, strict=True)
     )
     lines = [header.rstrip()]
-    for label, row in zip(labels, cells):
+    for label, row in zip(labels, cells, strict=True):
         text = label.ljust(label_width) + "".join(
-            " " + cell.rjust(width) for cell, width in zip(row, widths)
+            " " + cell.rjust(width) for cell, width in zip(row, widths, strict=True)
         )
         lines.append(text.rstrip())
     return lines
@@ -231,7 +241,7 @@ def ratings_table(snapshot: AllPlayAllSnapshot) -> list[str]:
     ratings = snapshot.ratings
     confidence = f"{100 * ratings.confidence:g}%"
     labels, games, points, elos = [], [], [], []
-    for letter, rating in zip(snapshot.letters, ratings.players):
+    for letter, rating in zip(snapshot.letters, ratings.players, strict=True):
         labels.append(f"{letter} {rating.player}")
         games.append(str(rating.games))
         points.append(format_float(rating.points))
@@ -255,19 +265,6 @@ def ratings_table(snapshot: AllPlayAllSnapshot) -> list[str]:
     return [title, *_render_table(columns, headings, len(labels))]
 
 
-def _player_lines(codes: Sequence[str], engines: Mapping[str, str]) -> list[str]:
-    lines = []
-    for code in codes:
-        description = engines.get(code)
-        if description is None:
-            lines.append(f"player {code}: (no description yet)")
-            continue
-        first, *rest = description.strip().splitlines() or [""]
-        lines.append(f"player {code}: {first}")
-        lines.extend(f"  {line}" for line in rest)
-    return lines
-
-
 def allplayall_report(snapshot: AllPlayAllSnapshot) -> str:
     """Header, grid, ratings, then every pairing in the playoff layout, then the players."""
     blocks: list[str] = [f"allplayall: {snapshot.code}"]
@@ -281,7 +278,7 @@ def allplayall_report(snapshot: AllPlayAllSnapshot) -> str:
     blocks.append("\n".join(ratings_table(snapshot)))
     for matchup in snapshot.matchups:
         blocks.append("\n".join(matchup_summary(matchup)))
-    blocks.append("\n".join(_player_lines(snapshot.competitors, dict(snapshot.engines))))
+    blocks.append("\n".join(describe_players(snapshot.competitors, dict(snapshot.engines))))
     return "\n\n".join(blocks) + "\n"
 
 

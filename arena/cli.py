@@ -20,11 +20,12 @@ import trio
 from arena.competition import Competition, load_competition
 from arena.control import CompetitionConfig, ControlFileError, load_control_file
 from arena.events import RunState
-from arena.ringmaster import RunError, RunOptions, check_players, report_text, run_competition
+from arena.export import EXPORT_FORMATS, export_command
+from arena.ringmaster import RunError, RunOptions, check_players, report_text
 from arena.state import CompetitionFiles, CompetitionLocked, StateError, is_running, read_state
 from arena.state import reset as reset_files
 
-ACTIONS: Final = ("run", "show", "report", "reset", "check", "stop")
+ACTIONS: Final = ("run", "show", "report", "reset", "check", "stop", "export", "watch")
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
 EXIT_INTERRUPTED: Final = 130
@@ -62,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
             " control file.  Actions: run (the default) plays the games; show prints"
             " the results; report rewrites X.report; reset deletes every output file;"
             " check tries each engine; stop asks a running competition to finish the"
-            " games in progress and stop."
+            " games in progress and stop; export writes one row per game (CSV or JSON);"
+            " watch shows the live dashboard of a run going on elsewhere."
         ),
         epilog="Gomill's order works too: arena X.ctl run",
     )
@@ -82,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-gtp", action="store_true", help="log all GTP traffic to X.gtplogs/<game>.log"
     )
+    parser.add_argument(
+        "--format", choices=EXPORT_FORMATS, default="csv", help="export: csv (default) or json"
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="export: write here, not stdout")
     return parser
 
 
@@ -161,6 +167,13 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         if not options.quiet:
             print(f"wrote {files.report}")
         return EXIT_OK
+    if action == "export":
+        export_command(files, options.format, options.output)
+        return EXIT_OK
+    if action == "watch":
+        from tui.watch import watch_competition
+
+        return trio.run(watch_competition, config)
     if action == "check":
         failures = trio.run(check_players, config)
         for failure in failures:
@@ -172,7 +185,9 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         max_games=options.max_games,
         log_gtp=options.log_gtp,
     )
-    summary = trio.run(run_competition, config, run_options)
+    from tui.live import run_with_display  # the dashboard, plain lines or quiet
+
+    summary = trio.run(run_with_display, config, run_options)
     if summary.state is RunState.HALTED:
         print(f"arena: {summary.message}", file=sys.stderr)
         return EXIT_ERROR

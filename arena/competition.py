@@ -70,6 +70,15 @@ class Competition(Protocol):
         ...
 
 
+def history_notes(competition: Competition) -> list[str]:
+    """Extra lines for the history file since the last call (the tuner's tree dumps).
+
+    A competition that has some offers ``take_history_notes() -> list[str]``.
+    """
+    take: Callable[[], list[str]] | None = getattr(competition, "take_history_notes", None)
+    return [] if take is None else take()
+
+
 CompetitionFactory = Callable[[CompetitionConfig], Competition]
 _FACTORIES: dict[str, CompetitionFactory] = {}
 
@@ -81,8 +90,10 @@ def register_competition_class(competition_type: str, factory: CompetitionFactor
 
 def make_competition(config: CompetitionConfig) -> Competition:
     """The competition object for a validated control file."""
-    import arena.playoff  # noqa: F401  (registers "playoff"; imported late to avoid a cycle)
-    import arena.allplayall  # noqa: F401  (registers "allplayall")
+    # Imported late to avoid a cycle; importing registers "allplayall", "mc_tuner" and "playoff".
+    import arena.allplayall
+    import arena.mc_tuner
+    import arena.playoff  # noqa: F401
 
     factory = _FACTORIES.get(config.competition_type)
     if factory is None:

@@ -43,6 +43,7 @@ from arena.settings import (
     token_factory,
 )
 from arena.stats import SPRT
+from arena.tuner_tree import PREDEFINED_SCALES
 
 __all__ = [
     "CompetitionConfig",
@@ -153,6 +154,7 @@ class CompetitionType:
     name: str
     namespace: Mapping[str, str]  # name in the control file -> token kind
     parse: Callable[[ControlFile], object]
+    objects: Mapping[str, object] = attrs.field(factory=dict)  # names given as they are
 
 
 _COMPETITION_TYPES: dict[str, CompetitionType] = {}
@@ -244,6 +246,7 @@ def load_control_file(path: str | os.PathLike[str]) -> CompetitionConfig:
     namespace["Player"] = token_factory("Player", filename)
     for name, kind in competition_type.namespace.items():
         namespace[name] = token_factory(kind, filename)
+    namespace.update(competition_type.objects)
     try:
         exec(compile(tree, filename, "exec"), namespace)
     except Exception as exc:
@@ -415,3 +418,16 @@ def _parse_allplayall(control: ControlFile) -> object:
 
 
 register_competition_type(CompetitionType("allplayall", {}, _parse_allplayall))
+
+
+def _parse_mc_tuner(control: ControlFile) -> object:
+    from arena.mc_tuner import parse_mc_tuner  # late: arena.mc_tuner imports this module
+
+    return parse_mc_tuner(control)
+
+
+register_competition_type(
+    CompetitionType(
+        "mc_tuner", {"Parameter": "Parameter"}, _parse_mc_tuner, objects=PREDEFINED_SCALES
+    )
+)

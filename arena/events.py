@@ -10,6 +10,7 @@ channel pair.
 from __future__ import annotations
 
 import enum
+import re
 from typing import Any, Final
 
 import attrs
@@ -60,7 +61,26 @@ class GameFinished:
     snapshot: Any = None  # the competition's snapshot after recording this game
 
 
-Event = RunStateChanged | GameStarted | MovePlayed | GameFinished
+@attrs.frozen
+class EngineWarning:
+    """A line an engine wrote on stderr that reports a warning or an error."""
+
+    game_id: str
+    player: str
+    line: str
+
+
+_WARNING_WORDS: Final = re.compile(
+    r"warn|error|exception|traceback|fatal|panic|abort|assert", re.IGNORECASE
+)
+
+
+def looks_like_warning(line: str) -> bool:
+    """Whether an engine's stderr line reports a warning or an error (for the dashboard)."""
+    return _WARNING_WORDS.search(line) is not None
+
+
+Event = RunStateChanged | GameStarted | MovePlayed | GameFinished | EngineWarning
 
 
 def open_event_channel(

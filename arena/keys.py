@@ -28,6 +28,20 @@ def stdin_is_terminal() -> bool:
         return False
 
 
+def stdin_is_foreground_terminal() -> bool:
+    """stdin is a terminal and we are its foreground job (``arena run ... &`` is not).
+
+    A background job that changes the terminal's mode or reads it is stopped
+    by the kernel (SIGTTOU, SIGTTIN), so keys are only read in the foreground.
+    """
+    if not stdin_is_terminal():
+        return False
+    try:
+        return os.tcgetpgrp(sys.stdin.fileno()) == os.getpgrp()
+    except OSError:
+        return False
+
+
 @contextlib.contextmanager
 def cbreak_mode(fd: int) -> Iterator[None]:
     """Keys one at a time, no echo; the previous mode is restored on exit."""
@@ -56,7 +70,7 @@ def _read_key(fd: int) -> bytes | None:
 
 async def watch_keys(on_key: Callable[[bytes], None]) -> None:
     """Call ``on_key`` for every key typed until cancelled (a no-op without a terminal)."""
-    if not stdin_is_terminal():
+    if not stdin_is_foreground_terminal():
         return
     fd = sys.stdin.fileno()
     with cbreak_mode(fd):

@@ -91,7 +91,7 @@ class PairCounter:
         return {
             "counts": list(self.counts),
             "incomplete": self.incomplete,
-            "halves": [[pair, black, score] for pair, (black, score) in sorted(self.halves.items())],
+            "halves": [[pair, *half] for pair, half in sorted(self.halves.items())],
         }
 
     @classmethod
@@ -220,9 +220,11 @@ def format_elo(value: float) -> str:
 
 
 def format_elo_interval(elo: Interval) -> str:
-    """``+191 ± 80 (+120 to +280)``: the estimate, half the width, and the bounds."""
-    margin = "inf" if math.isinf(elo.margin) else f"{elo.margin:.0f}"
-    return f"{format_elo(elo.value)} ± {margin} ({format_elo(elo.lower)} to {format_elo(elo.upper)})"
+    """``+191 ± 80 (+120 to +280)``: the estimate, half the width (if finite), the bounds."""
+    bounds = f"({format_elo(elo.lower)} to {format_elo(elo.upper)})"
+    if math.isinf(elo.margin):
+        return f"{format_elo(elo.value)} {bounds}"
+    return f"{format_elo(elo.value)} ± {elo.margin:.0f} {bounds}"
 
 
 def _percent(value: float) -> str:
@@ -244,7 +246,7 @@ def stats_lines(stats: MatchupStats) -> list[str]:
     if stats.pairs_elo is not None:
         counts = "-".join(str(n) for n in pairs.counts)
         lines.append(
-            f"colour-swapped pairs {counts} ({pairs.pairs} pairs):"
+            f"colour-swapped pairs {counts} ({pairs.pairs} pair{'' if pairs.pairs == 1 else 's'}):"
             f" Elo {format_elo_interval(stats.pairs_elo)}"
         )
     if stats.sprt is not None and stats.sprt_status is not None:

@@ -9,10 +9,12 @@ for unknown results, move-limit results and void (replayed) games.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 import attrs
 
+from arena.matchstats import stats_lines
 from arena.playoff import MatchupSnapshot, MatchupTally, PlayoffSnapshot
 
 
@@ -189,6 +191,22 @@ def matchup_summary(matchup: MatchupSnapshot) -> list[str]:
         lines.append(matchup.settings.describe())
     if tally.games:
         lines.extend(matchup_table(matchup))
+    if matchup.stats is not None:
+        lines.extend(stats_lines(matchup.stats))
+    return lines
+
+
+def describe_players(codes: Sequence[str], engines: Mapping[str, str]) -> list[str]:
+    """``player x: <engine description>`` for each player, further lines indented."""
+    lines = []
+    for code in codes:
+        description = engines.get(code)
+        if description is None:
+            lines.append(f"player {code}: (no description yet)")
+            continue
+        first, *rest = description.strip().splitlines() or [""]
+        lines.append(f"player {code}: {first}")
+        lines.extend(f"  {line}" for line in rest)
     return lines
 
 
@@ -205,15 +223,20 @@ def playoff_report(snapshot: PlayoffSnapshot) -> str:
         for code in (matchup.player_1, matchup.player_2):
             if code not in players:
                 players.append(code)
-    player_lines = []
-    for code in players:
-        description = engines.get(code)
-        if description is None:
-            player_lines.append(f"player {code}: (no description yet)")
-            continue
-        first, *rest = description.strip().splitlines() or [""]
-        player_lines.append(f"player {code}: {first}")
-        player_lines.extend(f"  {line}" for line in rest)
+    player_lines = describe_players(players, engines)
     if player_lines:
         blocks.append("\n".join(player_lines))
     return "\n\n".join(blocks) + "\n"
+
+
+class SelfReportingSnapshot(Protocol):
+    """A snapshot of another competition type, which renders its own report."""
+
+    def report(self) -> str: ...
+
+
+def competition_report(snapshot: PlayoffSnapshot | SelfReportingSnapshot) -> str:
+    """The report for any competition's snapshot."""
+    if isinstance(snapshot, PlayoffSnapshot):
+        return playoff_report(snapshot)
+    return snapshot.report()

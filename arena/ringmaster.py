@@ -27,21 +27,23 @@ from typing import IO, Any, Final
 import attrs
 import trio
 
-from arena.competition import Competition, apply_entries, make_competition
+from arena.competition import Competition, apply_entries, history_notes, make_competition
 from arena.control import CompetitionConfig
 from arena.engines import EngineProvider, StderrRoute, check_player
 from arena.events import (
+    EngineWarning,
     EventSink,
     GameFinished,
     GameStarted,
     MovePlayed,
     RunState,
     RunStateChanged,
+    looks_like_warning,
 )
 from arena.keys import CTRL_X, watch_keys
 from arena.match import MatchOptions, play_game
 from arena.records import write_game_record
-from arena.reports import playoff_report
+from arena.reports import competition_report
 from arena.results import GameJob, GameRecord
 from arena.state import (
     CompetitionFiles,
@@ -80,7 +82,7 @@ class RunSummary:
 
 
 def report_text(competition: Competition) -> str:
-    return playoff_report(competition.snapshot())
+    return competition_report(competition.snapshot())
 
 
 class _TextLog:
@@ -347,10 +349,13 @@ class Ringmaster:
             gtp_log = _TextLog(self.files.gtplogs_dir / f"{job.game_id}.log", timestamps=False)
         log = self._log
         game_id = job.game_id
+        events = self.events
 
         def stderr_line(code: str, line: str) -> None:
             if log is not None:
                 log.write(f"{game_id} {code} stderr: {line}")
+            if events.channel is not None and looks_like_warning(line):
+                events.emit(EngineWarning(game_id, code, line))
 
         options = MatchOptions(
             crash_result=self.config.crash_result,
@@ -391,6 +396,8 @@ class Ringmaster:
             text = result.describe()
             if self._hist is not None:
                 self._hist.write(f"{job.game_id:>7} {text}")
+                for line in history_notes(competition):
+                    self._hist.write(line)
             self._log_line(f"finished game {job.game_id}: {text}")
             self._say(f"game {job.game_id}: {text}")
             if self.events.channel is not None:

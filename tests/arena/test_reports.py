@@ -41,6 +41,10 @@ def test_alternating_matchup_matches_gomills_layout(tmp_path: Path) -> None:
         "a      2 40.00%       1 33.33%     1 50.00%      1.21\n"
         "b      3 60.00%       1 50.00%     2 66.67%      1.41\n"
         "                      2 40.00%     3 60.00%\n"
+        # 2-3: score 0.4, sd 0.49, 0.4 + 1.96 * 0.49 / sqrt(5) = 0.829 -> +275 Elo;
+        # LOS = Phi(-1 / sqrt(5)); pairs (0_0, 0_1) and (0_2, 0_3) are 1-1 each.
+        "a v b: Elo -70 (-inf to +275), LOS 32.7%, score 40.0% (11.8% to 76.9%)\n"
+        "colour-swapped pairs 0-0-2-0-0 (2 pairs): Elo 0 ± 301 (-301 to +301)\n"
         "\n"
         "player a: Engine A:1\n"
         "player b: (no description yet)\n"
