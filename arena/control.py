@@ -421,7 +421,7 @@ register_competition_type(CompetitionType("allplayall", {}, _parse_allplayall))
 
 
 def _parse_mc_tuner(control: ControlFile) -> object:
-    from arena.mc_tuner import parse_mc_tuner  # late: arena.mc_tuner imports this module
+    from arena.tuner_control import parse_mc_tuner  # late: it imports this module
 
     return parse_mc_tuner(control)
 

@@ -18,8 +18,10 @@ as Gomill does.  Every change is also sent as an event (:mod:`arena.events`).
 from __future__ import annotations
 
 import datetime
+import math
 import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, Final
@@ -124,6 +126,8 @@ class Ringmaster:
     _final_message: str = ""
     _changed: trio.Event = attrs.Factory(trio.Event)
     _watchdog: Watchdog = attrs.Factory(Watchdog)
+    _snapshot_at: float = -math.inf  # when the last snapshot for an event was taken
+    _snapshot_cost: float = 0.0  # and how long it took (perf_counter seconds)
 
     def __attrs_post_init__(self) -> None:
         self.files = CompetitionFiles.for_control_file(self.config.control_path)
@@ -401,7 +405,7 @@ class Ringmaster:
             self._log_line(f"finished game {job.game_id}: {text}")
             self._say(f"game {job.game_id}: {text}")
             if self.events.channel is not None:
-                self.events.emit(GameFinished(job.game_id, result, snapshot=competition.snapshot()))
+                self.events.emit(GameFinished(job.game_id, result, snapshot=self._event_snapshot()))
         else:
             reason = record.void_reason or "unknown failure"
             self._voids += 1
@@ -411,7 +415,7 @@ class Ringmaster:
             self._warn(f"game {job.game_id} is void and will be replayed: {reason}")
             if self.events.channel is not None:
                 self.events.emit(
-                    GameFinished(job.game_id, None, reason, snapshot=competition.snapshot())
+                    GameFinished(job.game_id, None, reason, snapshot=self._event_snapshot())
                 )
             if halt:
                 self.request_stop(
@@ -420,6 +424,22 @@ class Ringmaster:
                     state=RunState.HALTED,
                 )
         self._notify()
+
+    def _event_snapshot(self) -> Any:
+        """The snapshot a GameFinished event carries, or None when it would cost too much now.
+
+        A big competition's snapshot can take a good part of a second (a
+        100-player all-play-all), so one is taken at most once per twenty times
+        its own cost, keeping watchers' share of the arena's time near 5%; the
+        event that leaves no game in progress always has one.
+        """
+        started = time.perf_counter()
+        if self._in_progress and started - self._snapshot_at < 20 * self._snapshot_cost:
+            return None
+        snapshot = self.competition.snapshot()
+        self._snapshot_at = time.perf_counter()
+        self._snapshot_cost = self._snapshot_at - started
+        return snapshot
 
 
 async def run_competition(

@@ -1,0 +1,455 @@
+"""The Monte Carlo tuner competition (``mc_tuner``): scheduling, results, state, snapshot.
+
+Owns :class:`McTuner`, which implements :class:`arena.competition.Competition`
+on top of the bandit in :mod:`arena.tuner_tree`, with the settings read by
+:mod:`arena.tuner_control` and the snapshot of :mod:`arena.tuner_report`.
+
+Games: ids are game numbers (``0``, ``1``...; zero-padded to the width of
+``number_of_games`` when it is set); a game abandoned by a stop or void is
+replayed under the same number, possibly by another candidate.  A
+candidate's player code is ``#`` plus its coordinates (``#0,1``, and
+``#0,1:2,2`` in the second generation), so game records say which candidate
+played, and a result replayed from the journal finds its candidate again.
+The SGF event names the formatted engine parameters.  A game the candidate
+does not win (including an unknown result) counts as a visit without a win.
+
+Changing the control file between runs: the ``Parameter`` codes, splits and
+scales, the opponent, the candidate colour, the board size, komi and handicap
+must stay as they were (the run is refused otherwise); the exploration
+coefficient, ``max_depth``, ``initial_visits``/``initial_wins`` (they apply
+to candidates created from then on), ``make_candidate``, ``number_of_games``
+and every reporting setting (including ``format``) may change.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from arena.competition import PlayerCheck, register_competition_class
+from arena.control import CompetitionConfig
+from arena.results import GameJob, GameResult
+from arena.settings import PlayerConfig, Where
+from arena.state import StateError
+from arena.stats import wilson_interval
+from arena.tuner_control import McTunerSettings, candidate_player, tuner_settings
+from arena.tuner_report import (
+    ParameterInfo,
+    RunningGame,
+    TunerCandidate,
+    TunerSnapshot,
+    tree_dump,
+)
+from arena.tuner_tree import (
+    ExplicitScale,
+    LinearScale,
+    LogScale,
+    Node,
+    ParameterSpec,
+    TunerTree,
+)
+from arena.tuner_tree import Path as TreePath
+from gtp.vertex import Colour
+
+__all__ = ["McTuner", "McTunerSettings", "tuner_settings"]
+
+
+@attrs.define
+class _GameNumbers:
+    """Which game numbers are finished or in progress (finished ones as 'all below k' + a few)."""
+
+    finished_below: int = 0
+    finished_above: set[int] = attrs.Factory(set)
+    issued: set[int] = attrs.Factory(set)
+
+    def is_finished(self, number: int) -> bool:
+        return number < self.finished_below or number in self.finished_above
+
+    def finish(self, number: int) -> None:
+        self.issued.discard(number)
+        self.finished_above.add(number)
+        while self.finished_below in self.finished_above:
+            self.finished_above.remove(self.finished_below)
+            self.finished_below += 1
+
+    def next_free(self) -> int:
+        number = self.finished_below
+        while number in self.finished_above or number in self.issued:
+            number += 1
+        return number
+
+
+@attrs.frozen
+class _Running:
+    path: TreePath
+    number: int
+
+
+class McTuner:
+    """A Monte Carlo tuning event (implements :class:`arena.competition.Competition`).
+
+    ``seed`` fixes the tie-breaking random choices (default: a fresh one,
+    saved in the state so a resumed run goes on with the same stream).
+    ``virtual_loss=False`` chooses as Gomill did, ignoring games in flight
+    (for comparisons only).
+    """
+
+    competition_type = "mc_tuner"
+
+    def __init__(
+        self, config: CompetitionConfig, *, seed: int | None = None, virtual_loss: bool = True
+    ) -> None:
+        self.config = config
+        self.settings = tuner_settings(config)
+        self.space = self.settings.space
+        self._tree = self._new_tree(virtual_loss)
+        self._numbers = _GameNumbers()
+        self._running: dict[str, _Running] = {}
+        self._players: dict[TreePath, PlayerConfig] = {}
+        self._described: dict[TreePath, tuple[str, ...]] = {}
+        self._engines: dict[str, str] = {}
+        self._candidate_engine: str | None = None
+        self._void_games = 0
+        self._seed = random.SystemRandom().randrange(2**62) if seed is None else seed
+        self._draws = 0
+        self._history: list[str] = []
+        self._fixed = self._fixed_settings()
+        # Void handling within this run, as the playoff does it: a void game
+        # before any result, or straight after another void game, halts the run.
+        self._working = False
+        self._last_was_void = False
+
+    def _new_tree(self, virtual_loss: bool) -> TunerTree:
+        settings = self.settings
+        return TunerTree.new(
+            self.space,
+            exploration_coefficient=settings.exploration_coefficient,
+            initial_visits=settings.initial_visits,
+            initial_wins=settings.initial_wins,
+            max_depth=settings.max_depth,
+            virtual_loss=virtual_loss,
+        )
+
+    # -- candidates -------------------------------------------------------------
+
+    def candidate(self, path: TreePath) -> PlayerConfig:
+        player = self._players.get(path)
+        if player is None:
+            where = Where(self.config.control_path, "make_candidate")
+            player = candidate_player(self.settings, path, where, self.config.directory)
+            self._players[path] = player
+        return player
+
+    def describe(self, path: TreePath) -> tuple[str, ...]:
+        """The formatted engine parameters of the candidate at ``path``."""
+        described = self._described.get(path)
+        if described is None:
+            described = self.settings.formatted(self.settings.engine_parameters(path))
+            self._described[path] = described
+        return described
+
+    def _tie_breaker(self, n: int) -> int:
+        # A stream that survives restarts: (seed, draw number) -> choice.
+        choice = random.Random(self._seed * 1_000_003 + self._draws).randrange(n)
+        self._draws += 1
+        return choice
+
+    # -- scheduling -------------------------------------------------------------
+
+    def player_checks(self) -> list[PlayerCheck]:
+        """The opponent and one sample candidate (the first-generation one nearest the centre)."""
+        settings = self.settings
+        middle = self.space.index([split // 2 for split in self.space.splits])
+        return [
+            PlayerCheck(self.config.players[settings.opponent], settings.settings),
+            PlayerCheck(self.candidate((middle,)), settings.settings),
+        ]
+
+    def _game_id(self, number: int) -> str:
+        limit = self.settings.number_of_games
+        if limit is None or limit <= 0:
+            return str(number)
+        return f"{number:0{len(str(limit - 1))}d}"
+
+    def next_job(self) -> GameJob | None:
+        limit = self.settings.number_of_games
+        if limit is not None and self._tree.root.games + len(self._running) >= limit:
+            return None
+        path = self._tree.choose(self._tie_breaker)
+        candidate = self.candidate(path)
+        self._tree.start_game(path)
+        number = self._numbers.next_free()
+        self._numbers.issued.add(number)
+        game_id = self._game_id(number)
+        self._running[game_id] = _Running(path, number)
+        opponent = self.config.players[self.settings.opponent]
+        black, white = candidate, opponent
+        if self.settings.candidate_colour is Colour.WHITE:
+            black, white = opponent, candidate
+        return GameJob(
+            game_id=game_id,
+            pairing=candidate.code,
+            game_number=number,
+            black=black,
+            white=white,
+            settings=self.settings.settings,
+            event=f"{self.config.code} {self.space.label(path)} {'; '.join(self.describe(path))}",
+        )
+
+    def _release(self, game_id: str) -> None:
+        running = self._running.pop(game_id, None)
+        if running is not None:
+            self._tree.cancel_game(running.path)
+            self._numbers.issued.discard(running.number)
+
+    def job_abandoned(self, job: GameJob) -> None:
+        self._release(job.game_id)
+
+    def is_complete(self) -> bool:
+        limit = self.settings.number_of_games
+        return limit is not None and self._tree.root.games >= limit and not self._running
+
+    # -- results ----------------------------------------------------------------
+
+    def record_result(self, result: GameResult, engines: Mapping[str, str]) -> bool:
+        try:
+            number = int(result.game_id)
+        except ValueError:
+            raise StateError(f"{result.game_id!r} is not a game of this tuner") from None
+        if self._numbers.is_finished(number):
+            self._release(result.game_id)
+            return False
+        colour = self.settings.candidate_colour
+        code, opponent = result.player(colour), result.player(colour.opponent)
+        if opponent != self.settings.opponent:
+            raise StateError(
+                f"game {result.game_id} was played against {opponent}, but the opponent is now"
+                f" {self.settings.opponent} (start a new competition, or `arena reset`)"
+            )
+        running = self._running.pop(result.game_id, None)
+        if running is not None and self.candidate(running.path).code == code:
+            path = running.path
+        else:
+            try:
+                path = self.space.parse_player_code(code)
+            except ValueError:
+                raise StateError(
+                    f"game {result.game_id}: {code!r} is not a candidate of this tuner's"
+                    f" parameters (splits {list(self.space.splits)})"
+                ) from None
+        if running is not None:
+            self._numbers.issued.discard(running.number)
+            if running.path != path:  # cannot happen unless the game record is wrong
+                self._tree.cancel_game(running.path)
+                running = None
+        self._tree.record(path, result.winning_player == code, was_pending=running is not None)
+        self._numbers.finish(number)
+        for player, description in engines.items():
+            if player == self.settings.opponent:
+                self._engines[player] = description
+            elif player == code:
+                self._candidate_engine = description
+        self._working = True
+        self._last_was_void = False
+        period = self.settings.log_tree_to_history_period
+        games = self._tree.root.games
+        if period is not None and games % period == 0:
+            self._history.extend(tree_dump(games, self._dump_candidates()))
+        return True
+
+    def record_void(self, game_id: str, pairing: str, *, live: bool) -> bool:
+        self._void_games += 1
+        if not live:
+            return False
+        self._release(game_id)
+        halt = not self._working or self._last_was_void
+        self._last_was_void = True
+        return halt
+
+    def take_history_notes(self) -> list[str]:
+        """Lines for the history file since the last call (tree dumps)."""
+        notes, self._history = self._history, []
+        return notes
+
+    # -- state ------------------------------------------------------------------
+
+    def _fixed_settings(self) -> dict[str, Any]:
+        settings = self.settings
+        game = settings.settings
+        return {
+            "parameters": [p.fingerprint() for p in settings.parameters],
+            "opponent": settings.opponent,
+            "candidate_colour": settings.candidate_colour.value,
+            "board_size": game.board_size,
+            "komi": game.komi,
+            "handicap": game.handicap,
+        }
+
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "fixed": self._fixed,
+            "tree": self._tree.root.to_json(),
+            "finished_below": self._numbers.finished_below,
+            "finished_above": sorted(self._numbers.finished_above),
+            "void_games": self._void_games,
+            "engines": dict(self._engines),
+            "candidate_engine": self._candidate_engine,
+            "rng": {"seed": self._seed, "draws": self._draws},
+        }
+
+    def load_state(self, state: Mapping[str, Any]) -> None:
+        try:
+            fixed = state["fixed"]
+            if not isinstance(fixed, dict):
+                raise TypeError("fixed settings are not an object")
+            self._check_changes(fixed)
+            root = Node.from_json(state["tree"], self.space.branching)
+            numbers = _GameNumbers(
+                int(state["finished_below"]), {int(n) for n in state["finished_above"]}
+            )
+            void_games = int(state["void_games"])
+            engines = {str(k): str(v) for k, v in state["engines"].items()}
+            candidate_engine = state.get("candidate_engine")
+            seed, draws = int(state["rng"]["seed"]), int(state["rng"]["draws"])
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise StateError(f"the tuner state is malformed: {exc!r}") from exc
+        self._tree.root = root
+        self._numbers = numbers
+        self._running.clear()
+        self._void_games = void_games
+        self._engines = engines
+        self._candidate_engine = None if candidate_engine is None else str(candidate_engine)
+        self._seed, self._draws = seed, draws
+
+    def _check_changes(self, before: Mapping[str, Any]) -> None:
+        """Refuse a control file whose parameters or fixed settings differ from earlier runs."""
+        now = self._fixed
+        old_parameters = before.get("parameters")
+        if old_parameters != now["parameters"]:
+            raise StateError(
+                "the Parameter definitions changed since earlier runs ("
+                + _describe_parameter_change(old_parameters, now["parameters"])
+                + "); results for other candidates cannot be mixed (start a new competition,"
+                " or `arena reset`)"
+            )
+        for name in ("opponent", "candidate_colour", "board_size", "komi", "handicap"):
+            if before.get(name) != now[name]:
+                raise StateError(
+                    f"{name} was {before.get(name)!r} in earlier runs, not {now[name]!r};"
+                    " results at different settings cannot be mixed (start a new competition,"
+                    " or `arena reset`)"
+                )
+
+    # -- snapshot ---------------------------------------------------------------
+
+    def _candidate(
+        self, path: TreePath, node: Node, parent: Node, best: TreePath
+    ) -> TunerCandidate:
+        interval = wilson_interval(node.won, node.games)
+        return TunerCandidate(
+            code=self.space.player_code(path),
+            label=self.space.label(path),
+            level=len(path),
+            parameters=self.describe(path),
+            wins=node.wins,
+            visits=node.visits,
+            games=node.games,
+            games_won=node.won,
+            in_progress=node.pending,
+            win_rate=node.win_rate,
+            ucb=self._tree.value(node, parent),
+            interval=interval,
+            best=best[: len(path)] == path and self._tree.root.games > 0,
+            expanded=node.children is not None,
+        )
+
+    def _all_candidates(self, max_level: int | None = None) -> list[TunerCandidate]:
+        best = self._tree.best_path()
+        candidates: list[TunerCandidate] = []
+        for path, node in self._tree.walk():
+            if max_level is not None and len(path) > max_level:
+                continue
+            parent = self._tree.node(path[:-1])
+            candidates.append(self._candidate(path, node, parent, best))
+        return candidates
+
+    def _dump_candidates(self) -> list[TunerCandidate]:
+        return self._all_candidates(max_level=2)
+
+    def snapshot(self) -> TunerSnapshot:
+        settings = self.settings
+        tree = self._tree
+        candidates = self._all_candidates()
+        depth = max((c.level for c in candidates), default=1)
+        levels: list[tuple[TunerCandidate, ...]] = []
+        for level in range(1, max(depth, settings.max_depth) + 1):
+            at_level = [c for c in candidates if c.level == level]
+            at_level.sort(key=lambda c: -c.visits)  # stable: tree order among equals
+            levels.append(tuple(at_level[: settings.shown_at_level(level)]))
+        best: TunerCandidate | None = None
+        if tree.root.games:
+            best_path = tree.best_path()
+            best = self._candidate(
+                best_path, tree.node(best_path), tree.node(best_path[:-1]), best_path
+            )
+        running = tuple(
+            RunningGame(
+                game_id,
+                self.space.player_code(item.path),
+                self.space.label(item.path),
+                self.describe(item.path),
+            )
+            for game_id, item in sorted(self._running.items(), key=lambda kv: kv[1].number)
+        )
+        return TunerSnapshot(
+            code=self.config.code,
+            description=self.config.description,
+            settings=settings.settings,
+            opponent=settings.opponent,
+            candidate_colour=settings.candidate_colour,
+            parameters=tuple(
+                ParameterInfo(p.code, _describe_scale(p), p.split) for p in settings.parameters
+            ),
+            max_depth=settings.max_depth,
+            exploration_coefficient=settings.exploration_coefficient,
+            initial_visits=settings.initial_visits,
+            initial_wins=settings.initial_wins,
+            number_of_games=settings.number_of_games,
+            games_played=tree.root.games,
+            void_games=self._void_games,
+            candidate_count=len(candidates),
+            levels=tuple(levels),
+            best=best,
+            in_progress=running,
+            running_to_show=settings.number_of_running_simulations_to_show,
+            engines=tuple(sorted(self._engines.items())),
+            candidate_engine=self._candidate_engine,
+            complete=self.is_complete(),
+        )
+
+
+def _describe_scale(parameter: ParameterSpec) -> str:
+    scale = parameter.scale
+    if isinstance(scale, (LinearScale, LogScale, ExplicitScale)):
+        return scale.describe()
+    return getattr(scale, "__name__", type(scale).__name__)
+
+
+def _describe_parameter_change(before: object, now: list[dict[str, Any]]) -> str:
+    if not isinstance(before, list):
+        return "no earlier definitions"
+    if [p.get("code") for p in before if isinstance(p, dict)] != [p["code"] for p in now]:
+        old = ", ".join(str(p.get("code")) for p in before if isinstance(p, dict))
+        return f"codes were {old}, now {', '.join(p['code'] for p in now)}"
+    for old, new in zip(before, now, strict=True):
+        if old.get("split") != new["split"]:
+            return f"split of {new['code']} was {old.get('split')}, now {new['split']}"
+        if old.get("scale") != new["scale"]:
+            return f"the scale of {new['code']} changed"
+    return "definitions differ"
+
+
+register_competition_class("mc_tuner", McTuner)
