@@ -58,7 +58,8 @@ class GameFinished:
     game_id: str
     result: GameResult | None  # None for a void game
     void_reason: str | None = None
-    snapshot: Any = None  # the competition's snapshot after recording this game
+    snapshot: Any = None  # the competition's snapshot after recording this game (or None:
+    # the ringmaster skips snapshots that would cost too much, see Ringmaster._event_snapshot)
 
 
 @attrs.frozen

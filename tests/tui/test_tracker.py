@@ -1,0 +1,142 @@
+"""The tracker: what the arena's events make of the dashboard's figures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.events import (
+    EngineWarning,
+    GameFinished,
+    GameStarted,
+    MovePlayed,
+    RunState,
+    RunStateChanged,
+)
+from arena.results import EndReason, GameResult
+from gtp.vertex import PASS, Colour
+from tui.tracker import RunTracker
+
+from .builders import FakeClock, playoff, tracker_for
+
+
+def result(
+    end: EndReason, winner: Colour | None = Colour.BLACK, game_id: str = "0_1"
+) -> GameResult:
+    margin = 3.5 if end is EndReason.SCORE and winner is not None else None
+    return GameResult(game_id, "alice", "bob", winner, end, margin=margin, reason="why")
+
+
+@pytest.mark.parametrize(
+    ("game", "text", "how"),
+    [
+        (result(EndReason.SCORE), "alice beat bob B+3.5", "score"),
+        (result(EndReason.SCORE, None), "alice vs bob jigo", "jigo"),
+        (result(EndReason.RESIGN, Colour.WHITE), "bob beat alice W+R", "resign"),
+        (result(EndReason.FORFEIT), "alice beat bob B+F (why)", "forfeit"),
+        (result(EndReason.TIME), "alice beat bob B+T (why)", "time"),
+        (result(EndReason.CLAIM), "alice beat bob B+ (why)", "claim"),
+        (result(EndReason.MOVE_LIMIT, None), "alice vs bob void (move limit) (why)", "move limit"),
+        (result(EndReason.UNKNOWN, None), "alice vs bob ? (why)", "unknown"),
+        (None, "void: engine bob died", "void"),
+    ],
+)
+def test_recent_results_say_how_each_game_ended(
+    game: GameResult | None, text: str, how: str
+) -> None:
+    tracker = RunTracker("x", clock=FakeClock())
+    tracker.handle(GameFinished("0_1", game, None if game else "engine bob died"))
+    (recent,) = tracker.view().recent
+    assert (recent.game_id, recent.text, recent.how) == ("0_1", text, how)
+
+
+def test_games_in_progress_follow_the_events() -> None:
+    clock = FakeClock(10.0)
+    tracker = RunTracker("x", clock=clock)
+    tracker.handle(GameStarted("0_0", "alice", "bob", 0))
+    clock.now = 12.0
+    tracker.handle(GameStarted("0_1", "bob", "alice", 1))
+    tracker.handle(MovePlayed("0_1", Colour.BLACK, PASS, 7))
+    clock.now = 15.0
+    games = tracker.view().in_progress
+    assert [(g.game_id, g.black, g.moves, g.elapsed, g.slot) for g in games] == [
+        ("0_0", "alice", 0, 5.0, 0),
+        ("0_1", "bob", 7, 3.0, 1),
+    ]
+    tracker.handle(GameFinished("0_0", result(EndReason.RESIGN, game_id="0_0")))
+    assert [g.game_id for g in tracker.view().in_progress] == ["0_1"]
+    assert [r.game_id for r in tracker.view().recent] == ["0_0"]
+
+
+def test_recent_results_are_the_last_eight_newest_first() -> None:
+    tracker = RunTracker("x", clock=FakeClock())
+    for n in range(12):
+        tracker.handle(GameFinished(f"0_{n}", result(EndReason.RESIGN, game_id=f"0_{n}")))
+    assert [r.game_id for r in tracker.view().recent] == [f"0_{n}" for n in range(11, 3, -1)]
+
+
+def test_counters_without_competition_tallies_come_from_events() -> None:
+    tracker = RunTracker("x", clock=FakeClock())
+    for end in (EndReason.FORFEIT, EndReason.FORFEIT, EndReason.TIME, EndReason.RESIGN):
+        tracker.handle(GameFinished("0_1", result(end)))
+    tracker.handle(GameFinished("0_2", None, "crashed"))
+    tracker.handle(EngineWarning("0_3", "bob", "Warning: hash table full"))
+    tracker.add_warning("arena: game 0_2 is void and will be replayed")
+    view = tracker.view()
+    assert (view.counts.forfeits, view.counts.timeouts, view.counts.voids) == (2, 1, 1)
+    assert view.counts.engine_errors == 1
+    assert view.warnings == (
+        "bob (0_3): Warning: hash table full",
+        "arena: game 0_2 is void and will be replayed",
+    )
+
+
+def test_only_changes_of_state_are_urgent() -> None:
+    tracker = RunTracker("x", clock=FakeClock())
+    assert not tracker.handle(GameStarted("0_1", "a", "b", 0))
+    assert not tracker.handle(MovePlayed("0_1", Colour.BLACK, PASS, 1))
+    assert not tracker.handle(EngineWarning("0_1", "a", "error"))
+    assert not tracker.handle(GameFinished("0_1", result(EndReason.RESIGN)))
+    assert tracker.handle(RunStateChanged(RunState.STOPPING, "stop requested (Ctrl-X)"))
+    view = tracker.view()
+    assert (view.state, view.message) == (RunState.STOPPING, "stop requested (Ctrl-X)")
+
+
+def test_rate_and_eta(tmp_path: Path) -> None:
+    clock = FakeClock(100.0)
+    tracker = tracker_for(playoff(tmp_path), finished=5, clock=clock, seconds_per_game=2.0)
+    view = tracker.view()
+    assert (view.games_done, view.games_total) == (5, 20)
+    assert view.rate == pytest.approx(0.5)  # 5 games in 10 seconds
+    assert view.eta == pytest.approx(30.0)  # 15 games left
+
+
+def test_eta_of_a_run_limited_by_max_games(tmp_path: Path) -> None:
+    competition = playoff(tmp_path, games=None)
+    clock = FakeClock(0.0)
+    tracker = RunTracker("league", clock=clock, max_games=8)
+    tracker.set_snapshot(competition.snapshot())
+    tracker.handle(RunStateChanged(RunState.RUNNING))
+    for n in range(4):
+        tracker.handle(GameStarted(f"0_{n}", "player00", "player01", 0))
+    clock.now = 4.0
+    tracker.handle(GameFinished("0_0", result(EndReason.RESIGN, game_id="0_0")))
+    tracker.handle(GameFinished("0_1", result(EndReason.RESIGN, game_id="0_1")))
+    view = tracker.view()
+    assert view.games_total is None and view.games_done == 2
+    # 4 started, 2 running, 4 more to start: 6 games at 0.5 games/s
+    assert view.eta == pytest.approx(12.0)
+    tracker.handle(RunStateChanged(RunState.STOPPING, "stop requested (Ctrl-X)"))
+    assert tracker.view().eta == pytest.approx(4.0)  # only the 2 games in progress
+
+
+def test_results_without_snapshot_count_until_the_next_one(tmp_path: Path) -> None:
+    competition = playoff(tmp_path)
+    tracker = RunTracker("league", clock=FakeClock())
+    tracker.set_snapshot(competition.snapshot())
+    tracker.handle(GameFinished("0_00", result(EndReason.RESIGN, game_id="0_00")))
+    tracker.handle(GameFinished("0_01", None, "crashed"))  # void: not a game done
+    assert tracker.view().games_done == 1
+    tracker.set_snapshot(competition.snapshot())  # the competition never counted it
+    assert tracker.view().games_done == 0

@@ -1,0 +1,160 @@
+"""Views of each competition type's snapshot: what the dashboard is given to draw."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from arena.competition import Competition, make_competition
+from arena.control import load_control_file
+from arena.results import EndReason, GameResult
+from gtp.vertex import Colour
+from tui.views import (
+    AllPlayAllView,
+    PlayoffView,
+    TunerView,
+    competition_view,
+)
+
+from .builders import allplayall, play, playoff, tuner
+
+
+def test_playoff_view(tmp_path: Path) -> None:
+    competition = playoff(tmp_path, players=4)
+    results = play(competition, 40)
+    view = competition_view(competition.snapshot())
+    assert view is not None and isinstance(view.detail, PlayoffView)
+    assert (view.kind, view.code, view.board) == ("playoff", "league", "9x9 komi 7.5")
+    assert (view.games_done, view.games_total) == (40, 40)
+    first = view.detail.matchups[0]
+    assert first.name == "player00 v player01"
+    assert (first.games, first.total) == (20, 20)
+    wins = {line.player: line.wins for line in first.lines}
+    counted = [r.winning_player for r in results if r.game_id.startswith("0_")]
+    assert wins == {code: counted.count(code) for code in ("player00", "player01")}
+    assert first.elo is not None and "±" in first.elo
+    assert first.los is not None and first.los.endswith("%")
+    assert first.sprt is None
+
+
+def _load(path: Path, text: str) -> Competition:
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        "players = {'a': Player('x'), 'b': Player('y')}\n"
+        "board_size = 9\nkomi = 7.5\n" + text
+    )
+    return make_competition(load_control_file(path))
+
+
+def test_unlimited_or_mixed_playoffs(tmp_path: Path) -> None:
+    view = competition_view(playoff(tmp_path, games=None).snapshot())
+    assert view is not None and view.games_total is None
+    mixed = _load(
+        tmp_path / "mixed.ctl",
+        "matchups = [Matchup('a', 'b', number_of_games=2),"
+        " Matchup('a', 'b', board_size=13, number_of_games=2)]\n",
+    )
+    view = competition_view(mixed.snapshot())
+    assert view is not None and view.board == "mixed settings"
+
+
+def test_a_decided_sprt_ends_its_matchup_early(tmp_path: Path) -> None:
+    competition = _load(
+        tmp_path / "sprt.ctl",
+        "matchups = [Matchup('a', 'b', alternating=True, number_of_games=1000,"
+        " sprt=SPRT(0, 200, 0.1, 0.1))]\n",
+    )
+    played = 0
+    while (job := competition.next_job()) is not None:
+        winner = Colour.BLACK if job.black.code == "a" else Colour.WHITE
+        result = GameResult(job.game_id, job.black.code, job.white.code, winner, EndReason.RESIGN)
+        competition.record_result(result, {})
+        played += 1
+    assert played < 100
+    view = competition_view(competition.snapshot())
+    assert view is not None and isinstance(view.detail, PlayoffView)
+    (matchup,) = view.detail.matchups
+    assert matchup.decided and matchup.sprt == "H1 accepted"
+    assert (view.games_done, view.games_total) == (played, played)
+
+
+def test_allplayall_view(tmp_path: Path) -> None:
+    competition = allplayall(tmp_path, 3)
+    play(competition, 6)
+    view = competition_view(competition.snapshot())
+    assert view is not None and isinstance(view.detail, AllPlayAllView)
+    assert (view.kind, view.board, view.games_total) == ("allplayall", "13x13 komi 6.5", 12)
+    detail = view.detail
+    assert detail.letters == ("A", "B", "C")
+    assert detail.grid[0][0] is None
+    for i in range(3):
+        for j in range(3):
+            cell, mirror = detail.grid[i][j], detail.grid[j][i]
+            if cell is not None and mirror is not None:
+                assert cell == (mirror[1], mirror[0])
+    anchor = [row for row in detail.ratings if row.player == "player00"]
+    assert anchor[0].elo == "0" and detail.anchor == "player00"
+
+
+def test_tuner_view(tmp_path: Path) -> None:
+    competition = tuner(tmp_path)
+    play(competition, 30)
+    snapshot = competition.snapshot()
+    view = competition_view(snapshot)
+    assert view is not None and isinstance(view.detail, TunerView)
+    assert (view.kind, view.games_done, view.games_total) == ("mc_tuner", 30, 60)
+    detail = view.detail
+    assert detail.opponent == "opp"
+    best = [c for c in detail.candidates if c.best]
+    assert len(best) == 1 and detail.best == best[0]
+    assert best[0].label == snapshot.best.label
+    assert best[0].parameters.startswith("playouts: ")
+    assert sum(c.games for c in detail.candidates) == 30
+
+
+@attrs.frozen
+class OtherCandidate:
+    coords: tuple[int, int]
+    parameters: tuple[str, ...]
+    visits: int
+    wins: float
+    value: float
+
+
+@attrs.frozen
+class OtherTuner:
+    code: str
+    candidates: tuple[OtherCandidate, ...]
+
+
+def test_tuner_view_reads_other_names_and_picks_the_most_wins() -> None:
+    snapshot = OtherTuner(
+        "t",
+        (
+            OtherCandidate((0, 0), ("a: 1",), 10, 4.0, 0.7),
+            OtherCandidate((0, 1), ("a: 2",), 12, 7.0, 0.8),
+        ),
+    )
+    view = competition_view(snapshot)
+    assert view is not None and isinstance(view.detail, TunerView)
+    rows = [
+        (c.label, c.parameters, c.games, c.win_rate, c.ucb, c.best) for c in view.detail.candidates
+    ]
+    assert rows == [
+        ("(0,0)", "a: 1", 10, 0.4, 0.7, False),
+        ("(0,1)", "a: 2", 12, 7.0 / 12, 0.8, True),
+    ]
+    assert view.games_done == 22
+
+
+def test_unknown_snapshots_still_have_a_view() -> None:
+    @attrs.frozen
+    class Odd:
+        code: str = "odd"
+        games_played: int = 3
+
+    view = competition_view(Odd())
+    assert view is not None
+    assert (view.code, view.games_done, view.detail) == ("odd", 3, None)
+    assert competition_view(None) is None

@@ -1,0 +1,188 @@
+"""``arena watch``: the dashboard rebuilt from another run's files."""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+from rich.console import Console
+
+from arena.control import CompetitionConfig, load_control_file
+from arena.events import RunState
+from arena.ringmaster import RunOptions, run_competition
+from arena.state import CompetitionFiles, ResultEntry, is_running, iter_journal
+from tui.tracker import RunTracker
+from tui.watch import CompetitionFollower, watch_competition
+
+from .builders import FakeClock
+
+PACED = str(Path(__file__).with_name("paced_engine.py"))
+
+
+def paced_config(directory: Path, games: int, delay: float = 0.01) -> CompetitionConfig:
+    players = ", ".join(
+        f"{code!r}: Player({[sys.executable, PACED, '--delay', str(delay), '--seed', str(seed)]!r})"
+        for seed, code in enumerate(("alpha", "beta"), 1)
+    )
+    path = directory / "watched.ctl"
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        f"players = {{{players}}}\n"
+        "board_size = 9\nkomi = 7.5\nscorer = 'internal'\n"
+        f"matchups = [Matchup('alpha', 'beta', alternating=True, number_of_games={games})]\n"
+    )
+    return load_control_file(path)
+
+
+def journal_ids(config: CompetitionConfig) -> list[str]:
+    files = CompetitionFiles.for_control_file(config.control_path)
+    return [e.result.game_id for e in iter_journal(files) if isinstance(e, ResultEntry)]
+
+
+QUIET = RunOptions(parallel=2, quiet=True, keyboard=False, handle_signals=False)
+
+
+async def test_a_finished_competition(tmp_path: Path) -> None:
+    config = paced_config(tmp_path, games=3, delay=0.0)
+    await run_competition(config, QUIET)
+    tracker = RunTracker("watched", clock=FakeClock(), watching=True)
+    CompetitionFollower(config, tracker).poll()
+    view = tracker.view()
+    assert (view.games_done, view.games_total) == (3, 3)
+    assert (view.state, view.message) == (RunState.FINISHED, "competition complete")
+    assert view.in_progress == ()
+    assert sorted(r.game_id for r in view.recent) == sorted(journal_ids(config))
+
+
+def stamp(seconds_ago: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() - seconds_ago))
+
+
+LOG_CASES = {
+    "games in progress": (
+        [
+            "run started (parallel 2)",
+            "starting game 0_0: alpha (b) vs beta (w)",
+            "starting game 0_1: beta (b) vs alpha (w)",
+            "starting game 0_2: alpha (b) vs beta (w)",
+            "finished game 0_0: alpha beat beta B+R",
+            "void game 0_1: alpha (white): engine died",
+        ],
+        ["0_2"],
+        RunState.RUNNING,
+        [],
+    ),
+    "a stop request": (
+        [
+            "run started (parallel 2)",
+            "starting game 0_3: alpha (b) vs beta (w)",
+            "stop requested (Ctrl-X)",
+        ],
+        ["0_3"],
+        RunState.STOPPING,
+        [],
+    ),
+    "engine warnings only": (
+        [
+            "run started (parallel 1)",
+            "starting game 0_4: alpha (b) vs beta (w)",
+            "0_4 alpha stderr: thinking...",
+            "0_4 beta stderr: WARNING: out of memory",
+        ],
+        ["0_4"],
+        RunState.RUNNING,
+        ["beta (0_4): WARNING: out of memory"],
+    ),
+    "a new run forgets the games of an interrupted one": (
+        [
+            "run started (parallel 1)",
+            "starting game 0_5: alpha (b) vs beta (w)",
+            "run started (parallel 1)",
+            "starting game 0_6: alpha (b) vs beta (w)",
+        ],
+        ["0_6"],
+        RunState.RUNNING,
+        [],
+    ),
+    "a run that ended": (
+        [
+            "run started (parallel 1)",
+            "starting game 0_7: alpha (b) vs beta (w)",
+            "run finished: interrupted; games 0_7 will be replayed",
+        ],
+        [],
+        RunState.STOPPED,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("lines", "running", "state", "warnings"), LOG_CASES.values(), ids=LOG_CASES.keys()
+)
+def test_the_log_tells_what_is_going_on(
+    tmp_path: Path, lines: list[str], running: list[str], state: RunState, warnings: list[str]
+) -> None:
+    config = paced_config(tmp_path, games=10)
+    log = CompetitionFiles.for_control_file(config.control_path).log
+    log.write_text("".join(f"{stamp(30 - n)} {line}\n" for n, line in enumerate(lines)))
+    tracker = RunTracker("watched", watching=True)
+    CompetitionFollower(config, tracker).poll()
+    view = tracker.view()
+    assert [g.game_id for g in view.in_progress] == running
+    assert all(g.moves is None and g.slot is None for g in view.in_progress)
+    assert all(20 <= g.elapsed <= 40 for g in view.in_progress)  # from the log's timestamps
+    assert view.state is state
+    assert list(view.warnings) == warnings
+
+
+async def wait_until_running(config: CompetitionConfig) -> None:
+    files = CompetitionFiles.for_control_file(config.control_path)
+    with trio.fail_after(20):
+        while not is_running(files):
+            await trio.sleep(0.02)
+
+
+async def test_watching_a_quiet_run_until_it_ends(tmp_path: Path) -> None:
+    config = paced_config(tmp_path, games=4, delay=0.005)
+    plain_out = io.StringIO()
+    screen = io.StringIO()
+    terminal = Console(file=screen, force_terminal=True, width=100, height=30, color_system=None)
+    statuses: list[int] = []
+
+    async def watch(**kwargs: object) -> None:
+        await wait_until_running(config)
+        statuses.append(await watch_competition(config, poll=0.05, keys=False, **kwargs))  # type: ignore[arg-type]
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run_competition, config, QUIET)
+        nursery.start_soon(lambda: watch(console=Console(file=io.StringIO()), out=plain_out))
+        nursery.start_soon(lambda: watch(console=terminal))
+    assert statuses == [0, 0]  # both left by themselves when the run ended
+    games = journal_ids(config)
+    assert len(games) == 4
+    lines = plain_out.getvalue().splitlines()
+    assert re.fullmatch(r"watching watched: \d games so far", lines[0])
+    assert lines[-1] == "watched: finished competition complete"
+    reported = [re.match(r"game (\S+): ", line) for line in lines[1:-1]]
+    assert all(reported) and reported
+    assert {m.group(1) for m in reported if m} <= set(games)
+    after = screen.getvalue().rsplit("\x1b[?1049l", 1)  # the live screen, then the final frame
+    assert len(after) == 2
+    final = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", after[1])
+    assert "4/4 games" in final and "finished: competition complete" in final
+    assert "watching" in final
+
+
+async def test_watching_a_competition_that_is_not_running(tmp_path: Path) -> None:
+    config = paced_config(tmp_path, games=2, delay=0.0)
+    await run_competition(config, QUIET)
+    out = io.StringIO()
+    status = await watch_competition(config, console=Console(file=io.StringIO()), out=out)
+    assert status == 0
+    assert out.getvalue() == "watched: not running; 2/2 games\n"

@@ -1,0 +1,306 @@
+"""The dashboard's memory of a run: arena events folded into a frozen :class:`DashboardView`.
+
+:class:`RunTracker` is fed the ringmaster's events (:mod:`arena.events`) by the
+live display, or events rebuilt from the competition's files by ``arena
+watch`` (:mod:`tui.watch`), and answers :meth:`RunTracker.view` at any moment.
+It keeps the games in progress, the last results, the counters and the last
+engine warnings, and the latest competition snapshot (turned into a view by
+:mod:`tui.views` only when a frame is drawn, so a game result costs little).
+
+Games per second are measured from the competition's own count of games
+done, between the moment the run started (or the watcher attached) and now;
+the ETA divides what is left (of the competition, or of ``--max-games``) by
+that rate.  Results that come without a snapshot (the ringmaster skips
+snapshots that would cost too much) count as done until the next snapshot.
+Times are ``time.monotonic`` seconds unless a clock is given.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+from collections.abc import Callable
+from typing import Final
+
+import attrs
+
+from arena.events import (
+    EngineWarning,
+    Event,
+    GameFinished,
+    GameStarted,
+    MovePlayed,
+    RunState,
+    RunStateChanged,
+)
+from arena.results import EndReason, GameResult
+from tui.views import CompetitionDetail, CompetitionView, Counts, competition_view
+
+RECENT_RESULTS: Final = 8
+WARNING_LINES: Final = 5
+
+KEY_HELP_RUN: Final = "Ctrl-X stop after the games in progress · Ctrl-C stop now"
+KEY_HELP_NO_KEYS: Final = (
+    "stdin is not a terminal: `arena stop X.ctl` stops after the games in progress"
+)
+KEY_HELP_WATCH: Final = "watching (read-only) · q or Ctrl-C: stop watching, the run goes on"
+
+_HOW: Final = {
+    EndReason.SCORE: "score",
+    EndReason.RESIGN: "resign",
+    EndReason.FORFEIT: "forfeit",
+    EndReason.TIME: "time",
+    EndReason.CLAIM: "claim",
+    EndReason.MOVE_LIMIT: "move limit",
+    EndReason.UNKNOWN: "unknown",
+}
+
+
+@attrs.frozen
+class GameView:
+    """A game in progress."""
+
+    game_id: str
+    black: str
+    white: str
+    moves: int | None  # None when not known (watching)
+    elapsed: float  # seconds since it started
+    slot: int | None  # None when not known (watching)
+
+
+@attrs.frozen
+class ResultView:
+    """A finished game: ``how`` is score, jigo, resign, forfeit, time, claim, void..."""
+
+    game_id: str
+    text: str
+    how: str
+
+
+@attrs.frozen
+class DashboardView:
+    """Everything one frame of the dashboard shows."""
+
+    code: str
+    kind: str
+    description: str | None
+    board: str | None
+    state: RunState
+    message: str
+    games_done: int
+    games_total: int | None
+    rate: float | None  # games per second in this run
+    eta: float | None  # seconds until the run is over
+    in_progress: tuple[GameView, ...]
+    recent: tuple[ResultView, ...]  # newest first
+    counts: Counts
+    warnings: tuple[str, ...]  # newest last
+    detail: CompetitionDetail | None
+    key_help: str = KEY_HELP_RUN
+    watching: bool = False
+
+
+def how_it_ended(result: GameResult) -> str:
+    return "jigo" if result.is_jigo else _HOW[result.end]
+
+
+@attrs.define
+class _LiveGame:
+    black: str
+    white: str
+    slot: int | None
+    started: float
+    moves: int = 0
+
+
+@attrs.define
+class RunTracker:
+    """Folds events into the state shown on screen (see module docstring)."""
+
+    code: str
+    clock: Callable[[], float] = time.monotonic
+    max_games: int | None = None  # the run's --max-games, for the ETA
+    key_help: str = KEY_HELP_RUN
+    watching: bool = False
+    _state: RunState = RunState.CHECKING
+    _message: str = ""
+    _snapshot: object = None
+    _view_cache: CompetitionView | None = None
+    _snapshot_dirty: bool = False
+    _games: dict[str, _LiveGame] = attrs.Factory(dict)
+    _recent: collections.deque[ResultView] = attrs.Factory(
+        lambda: collections.deque(maxlen=RECENT_RESULTS)
+    )
+    _warnings: collections.deque[str] = attrs.Factory(
+        lambda: collections.deque(maxlen=WARNING_LINES)
+    )
+    _forfeits: int = 0
+    _timeouts: int = 0
+    _voids: int = 0
+    _engine_errors: int = 0
+    _started: int = 0  # games started in this run
+    _origin: tuple[float, int] | None = None  # (time, games done) the rate is measured from
+    _unsnapshotted: int = 0  # results that came after the latest snapshot
+
+    # -- input ------------------------------------------------------------------
+
+    def handle(self, event: Event, at: float | None = None) -> bool:
+        """Take one event; True when it should be on screen at once (a change of state)."""
+        if isinstance(event, MovePlayed):
+            game = self._games.get(event.game_id)
+            if game is not None:
+                game.moves = event.moves_played
+            return False
+        now = self.clock() if at is None else at
+        if isinstance(event, GameStarted):
+            slot = event.slot if event.slot >= 0 else None
+            self._games[event.game_id] = _LiveGame(event.black, event.white, slot, now)
+            self._started += 1
+            return False
+        if isinstance(event, GameFinished):
+            self._game_finished(event)
+            return False
+        if isinstance(event, EngineWarning):
+            self._engine_errors += 1
+            self._warnings.append(f"{event.player} ({event.game_id}): {event.line}")
+            return False
+        return self._state_changed(event, now)
+
+    def _state_changed(self, event: RunStateChanged, now: float) -> bool:
+        if event.state is RunState.RUNNING and self._state is not RunState.RUNNING:
+            self._origin = None
+            self._mark_origin(now)
+        self._state = event.state
+        self._message = event.message
+        return True
+
+    def _game_finished(self, event: GameFinished) -> None:
+        self._games.pop(event.game_id, None)
+        result = event.result
+        if result is not None:
+            self._unsnapshotted += 1
+        if result is None:
+            self._voids += 1
+            self._recent.appendleft(
+                ResultView(event.game_id, f"void: {event.void_reason or 'unknown failure'}", "void")
+            )
+        else:
+            if result.end is EndReason.FORFEIT:
+                self._forfeits += 1
+            elif result.end is EndReason.TIME:
+                self._timeouts += 1
+            self._recent.appendleft(
+                ResultView(event.game_id, result.describe(), how_it_ended(result))
+            )
+        if event.snapshot is not None:
+            self.set_snapshot(event.snapshot)
+
+    def game_ended(self, game_id: str) -> None:
+        """Forget a game in progress without a result (a watcher saw it end in the log)."""
+        self._games.pop(game_id, None)
+
+    def forget_games(self) -> None:
+        """Forget every game in progress (a watcher saw a new run start)."""
+        self._games.clear()
+
+    def add_warning(self, line: str) -> None:
+        """A warning from the arena itself (shown with the engines' warnings, not counted)."""
+        if line.strip():
+            self._warnings.append(line)
+
+    def set_snapshot(self, snapshot: object, at: float | None = None) -> None:
+        """The competition's latest snapshot (its view is built when a frame is drawn)."""
+        self._snapshot = snapshot
+        self._snapshot_dirty = True
+        self._unsnapshotted = 0
+        if self._origin is None:
+            self._mark_origin(self.clock() if at is None else at)
+
+    def _mark_origin(self, now: float) -> None:
+        view = self.competition()
+        if view is not None:
+            self._origin = (now, view.games_done)
+
+    # -- output -----------------------------------------------------------------
+
+    @property
+    def state(self) -> RunState:
+        return self._state
+
+    @property
+    def games_in_progress(self) -> int:
+        return len(self._games)
+
+    def competition(self) -> CompetitionView | None:
+        if self._snapshot_dirty:
+            self._view_cache = competition_view(self._snapshot)
+            self._snapshot_dirty = False
+        return self._view_cache
+
+    def _counts(self, competition: CompetitionView | None) -> Counts:
+        if competition is not None and competition.counts is not None:
+            return attrs.evolve(competition.counts, engine_errors=self._engine_errors)
+        return Counts(self._forfeits, self._timeouts, self._voids, self._engine_errors)
+
+    def _rate(self, done: int, now: float) -> float | None:
+        if self._origin is None:
+            return None
+        since, done_then = self._origin
+        if done <= done_then or now <= since:
+            return None
+        return (done - done_then) / (now - since)
+
+    def _remaining(self, competition: CompetitionView | None, done: int) -> int | None:
+        if self._state is RunState.STOPPING:
+            return len(self._games)
+        if self._state in (RunState.FINISHED, RunState.STOPPED, RunState.HALTED):
+            return 0
+        left: int | None = None
+        if competition is not None and competition.games_total is not None:
+            left = max(0, competition.games_total - done)
+        if self.max_games is not None:
+            in_run = max(0, self.max_games - self._started) + len(self._games)
+            left = in_run if left is None else min(left, in_run)
+        return left
+
+    def view(self) -> DashboardView:
+        now = self.clock()
+        competition = self.competition()
+        done = self._unsnapshotted + (competition.games_done if competition is not None else 0)
+        rate = self._rate(done, now)
+        remaining = self._remaining(competition, done)
+        eta = None
+        if remaining == 0:
+            eta = 0.0
+        elif remaining is not None and rate:
+            eta = remaining / rate
+        games = tuple(
+            GameView(
+                game_id,
+                g.black,
+                g.white,
+                None if self.watching else g.moves,
+                max(0.0, now - g.started),
+                g.slot,
+            )
+            for game_id, g in sorted(self._games.items(), key=lambda item: item[1].started)
+        )
+        return DashboardView(
+            code=competition.code if competition is not None and competition.code else self.code,
+            kind=competition.kind if competition is not None else "",
+            description=competition.description if competition is not None else None,
+            board=competition.board if competition is not None else None,
+            state=self._state,
+            message=self._message,
+            games_done=done,
+            games_total=competition.games_total if competition is not None else None,
+            rate=rate,
+            eta=eta,
+            in_progress=games,
+            recent=tuple(self._recent),
+            counts=self._counts(competition),
+            warnings=tuple(self._warnings),
+            detail=competition.detail if competition is not None else None,
+            key_help=self.key_help,
+            watching=self.watching,
+        )

@@ -1,0 +1,470 @@
+"""Frozen views of a competition for the dashboard, and how to build them from snapshots.
+
+The dashboard never reads a competition directly: each competition type's
+snapshot (``Competition.snapshot()``) is turned here into a small frozen view
+with the figures already formatted, and :mod:`tui.dashboard` draws views.
+
+One builder per competition type, chosen by what the snapshot exposes
+(duck typing, so the competition modules need not know about the dashboard):
+
+* a playoff (:class:`arena.playoff.PlayoffSnapshot`): :func:`playoff_view`;
+* an all-play-all (``competitors``, ``grid``, ``ratings`` and ``matchups``):
+  :func:`allplayall_view`;
+* the Monte Carlo tuner (``candidates``; :class:`arena.tuner_report.TunerSnapshot`):
+  :func:`tuner_view`.  :class:`TunerSnapshotLike` and :class:`CandidateLike`
+  say what the builder reads; a few alternative attribute names are accepted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import attrs
+
+from arena.matchstats import format_elo, format_elo_interval
+from arena.playoff import MatchupSnapshot, PlayoffSnapshot
+
+
+@attrs.frozen
+class Counts:
+    """Things going wrong, for the counters line."""
+
+    forfeits: int = 0
+    timeouts: int = 0  # games lost on time
+    voids: int = 0  # void games (replayed)
+    engine_errors: int = 0  # engine stderr lines reporting a warning or an error
+
+
+@attrs.frozen
+class PlayerLine:
+    """One player's line in a matchup table (Gomill's columns; a jigo is half a win)."""
+
+    player: str
+    wins: float
+    black_wins: float
+    black_games: int
+    white_wins: float
+    white_games: int
+    forfeits: int
+    time_losses: int
+    average_cpu: float | None
+
+
+@attrs.frozen
+class MatchupView:
+    id: str
+    name: str
+    games: int
+    total: int | None  # None: unlimited
+    lines: tuple[PlayerLine, PlayerLine]
+    jigos: int
+    unknown: int  # unknown and move-limit results
+    void_games: int
+    in_progress: int
+    elo: str | None  # "+35 ± 80" from player_1's side; None before a game with a known result
+    los: str | None  # "84%"
+    sprt: str | None  # "LLR 1.20 (-2.94..2.94)", "H1 accepted"; None without an SPRT
+    decided: bool = False  # an SPRT has decided: the matchup plays no more games
+
+
+@attrs.frozen
+class PlayoffView:
+    matchups: tuple[MatchupView, ...]
+
+
+@attrs.frozen
+class RatingRow:
+    letter: str
+    player: str
+    games: int
+    points: float
+    elo: str  # "+120 ± 60", "0" for the anchor, "?" when not connected
+    elo_value: float | None
+
+
+@attrs.frozen
+class AllPlayAllView:
+    letters: tuple[str, ...]
+    competitors: tuple[str, ...]
+    grid: tuple[tuple[tuple[float, float] | None, ...], ...]  # row's (wins, losses) v column
+    ratings: tuple[RatingRow, ...]  # in competitor order
+    anchor: str
+    matchups: tuple[MatchupView, ...]
+
+
+@attrs.frozen
+class CandidateView:
+    label: str  # the candidate's coordinates, "(0,1)"
+    parameters: str  # engine parameters, "I: 0.01; F: 365.17"
+    games: int
+    wins: float
+    win_rate: float | None  # as the tuner reports it (Gomill's includes the initial counts)
+    ucb: float | None
+    in_flight: int
+    best: bool
+    interval: str | None = None  # "0.421-0.652": the win rate over the games played
+
+
+@attrs.frozen
+class TunerView:
+    candidates: tuple[CandidateView, ...]  # in the tuner's order (most games first)
+    best: CandidateView | None = None
+    opponent: str | None = None
+
+
+CompetitionDetail = PlayoffView | AllPlayAllView | TunerView
+
+
+@attrs.frozen
+class CompetitionView:
+    """What the dashboard shows of a competition, whatever its type."""
+
+    kind: str  # "playoff", "allplayall", "mc_tuner" or the snapshot's class name
+    code: str
+    description: str | None
+    board: str | None  # "9x9 komi 7.5", "mixed settings", None when unknown
+    games_done: int
+    games_total: int | None  # None: unlimited or unknown
+    counts: Counts | None  # from the competition's own tallies, when it keeps them
+    detail: CompetitionDetail | None
+    complete: bool = False
+
+
+# ---------------------------------------------------------------------------
+# Protocols: what the builders read
+
+
+class MatchupsLike(Protocol):
+    """A snapshot made of playoff matchups (playoffs, all-play-alls)."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def description(self) -> str | None: ...
+    @property
+    def matchups(self) -> tuple[MatchupSnapshot, ...]: ...
+    @property
+    def complete(self) -> bool: ...
+
+
+class AllPlayAllLike(MatchupsLike, Protocol):
+    @property
+    def competitors(self) -> tuple[str, ...]: ...
+    @property
+    def letters(self) -> tuple[str, ...]: ...
+    @property
+    def grid(self) -> Sequence[Sequence[Any]]: ...  # cells with .wins and .losses, or None
+    @property
+    def ratings(self) -> Any: ...  # arena.stats.Ratings
+
+
+class CandidateLike(Protocol):
+    """A tuner candidate (alternative names: coordinates for label, visits for games...)."""
+
+    @property
+    def label(self) -> str: ...  # "(0,1)"
+    @property
+    def description(self) -> str: ...  # formatted engine parameters
+    @property
+    def games(self) -> int: ...
+    @property
+    def wins(self) -> float: ...
+    @property
+    def win_rate(self) -> float: ...
+    @property
+    def ucb(self) -> float: ...
+    @property
+    def in_progress(self) -> int: ...  # games in flight
+    @property
+    def best(self) -> bool: ...
+
+
+@runtime_checkable
+class TunerSnapshotLike(Protocol):
+    """Also read when present: best, number_of_games, games_played, settings, opponent."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def candidates(self) -> Sequence[Any]: ...  # CandidateLike
+
+
+# ---------------------------------------------------------------------------
+# Builders
+
+
+def _percent(value: float) -> str:
+    return f"{100.0 * value:.0f}%"
+
+
+def _player_line(matchup: MatchupSnapshot, code: str) -> PlayerLine:
+    tally = matchup.tally.players[code]
+    return PlayerLine(
+        player=code,
+        wins=tally.wins,
+        black_wins=tally.black_wins,
+        black_games=tally.black_games,
+        white_wins=tally.white_wins,
+        white_games=tally.white_games,
+        forfeits=tally.forfeits,
+        time_losses=tally.time_losses,
+        average_cpu=tally.average_cpu,
+    )
+
+
+def _sprt_text(matchup: MatchupSnapshot) -> tuple[str | None, bool]:
+    stats = matchup.stats
+    if stats is None or stats.sprt is None or stats.sprt_status is None:
+        return None, False
+    if stats.sprt_outcome is not None:
+        return f"{stats.sprt_outcome.decision.value} accepted", True
+    status = stats.sprt_status
+    return f"LLR {status.llr:.2f} ({status.lower_bound:.2f}..{status.upper_bound:.2f})", False
+
+
+def matchup_view(matchup: MatchupSnapshot) -> MatchupView:
+    tally = matchup.tally
+    elo = los = None
+    stats = matchup.stats
+    if stats is not None and stats.pairing.wdl.games > 0:
+        interval = stats.pairing.elo
+        elo = format_elo_interval(interval).split(" (")[0]
+        los = _percent(stats.pairing.los)
+    sprt, decided = _sprt_text(matchup)
+    return MatchupView(
+        id=matchup.id,
+        name=matchup.name,
+        games=tally.games,
+        total=matchup.number_of_games,
+        lines=(_player_line(matchup, matchup.player_1), _player_line(matchup, matchup.player_2)),
+        jigos=tally.jigos,
+        unknown=tally.unknown + tally.move_limit,
+        void_games=tally.void_games,
+        in_progress=len(matchup.in_progress),
+        elo=elo,
+        los=los,
+        sprt=sprt,
+        decided=decided,
+    )
+
+
+def _format_komi(komi: float) -> str:
+    return str(int(komi)) if komi == int(komi) else f"{komi:g}"
+
+
+def _board_text(matchups: Iterable[MatchupSnapshot]) -> str | None:
+    seen = {(m.settings.board_size, m.settings.komi) for m in matchups if m.settings is not None}
+    if not seen:
+        return None
+    if len(seen) > 1:
+        return "mixed settings"
+    ((size, komi),) = seen
+    return f"{size}x{size} komi {_format_komi(komi)}"
+
+
+def _matchup_totals(views: Sequence[MatchupView]) -> tuple[int, int | None]:
+    done = sum(m.games for m in views)
+    total: int | None = 0
+    for m in views:
+        if m.decided:
+            total = None if total is None else total + m.games
+        elif m.total is None:
+            total = None
+        elif total is not None:
+            total += max(m.total, m.games)
+    return done, total
+
+
+def _matchup_counts(matchups: Iterable[MatchupSnapshot]) -> Counts:
+    forfeits = timeouts = voids = 0
+    for matchup in matchups:
+        voids += matchup.tally.void_games
+        for tally in matchup.tally.players.values():
+            forfeits += tally.forfeits
+            timeouts += tally.time_losses
+    return Counts(forfeits=forfeits, timeouts=timeouts, voids=voids)
+
+
+def playoff_view(snapshot: MatchupsLike, kind: str = "playoff") -> CompetitionView:
+    views = tuple(matchup_view(m) for m in snapshot.matchups)
+    done, total = _matchup_totals(views)
+    return CompetitionView(
+        kind=kind,
+        code=snapshot.code,
+        description=snapshot.description,
+        board=_board_text(snapshot.matchups),
+        games_done=done,
+        games_total=total,
+        counts=_matchup_counts(snapshot.matchups),
+        detail=PlayoffView(views),
+        complete=bool(snapshot.complete),
+    )
+
+
+def _rating_row(letter: str, rating: Any, anchor: str) -> RatingRow:
+    elo = rating.elo
+    if elo is None:
+        text, value = "?", None
+    elif rating.player == anchor:
+        text, value = format_elo(0.0), 0.0
+    else:
+        text, value = format_elo_interval(elo).split(" (")[0], float(elo.value)
+    return RatingRow(letter, rating.player, int(rating.games), float(rating.points), text, value)
+
+
+def allplayall_view(snapshot: AllPlayAllLike) -> CompetitionView:
+    base = playoff_view(snapshot, kind="allplayall")
+    grid = tuple(
+        tuple(None if cell is None else (float(cell.wins), float(cell.losses)) for cell in row)
+        for row in snapshot.grid
+    )
+    ratings = snapshot.ratings
+    rows = tuple(
+        _rating_row(letter, rating, ratings.anchor)
+        for letter, rating in zip(snapshot.letters, ratings.players, strict=False)
+    )
+    assert isinstance(base.detail, PlayoffView)
+    detail = AllPlayAllView(
+        letters=tuple(snapshot.letters),
+        competitors=tuple(snapshot.competitors),
+        grid=grid,
+        ratings=rows,
+        anchor=str(ratings.anchor),
+        matchups=base.detail.matchups,
+    )
+    return attrs.evolve(base, detail=detail)
+
+
+def _first(obj: object, names: Sequence[str], default: Any = None) -> Any:
+    for name in names:
+        value = getattr(obj, name, None)
+        if value is not None:
+            return value() if callable(value) else value
+    return default
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _parameters_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {v}" for k, v in value.items())
+    if isinstance(value, Iterable):
+        return "; ".join(str(v) for v in value)
+    return str(value)
+
+
+def _interval_text(candidate: object) -> str | None:
+    interval = getattr(candidate, "interval", None)
+    games = getattr(candidate, "games", 0)
+    if interval is None or not games or not hasattr(interval, "lower"):
+        return None
+    return f"{interval.lower:.3f}-{interval.upper:.3f}"
+
+
+def _candidate_view(candidate: Any, best: bool) -> CandidateView:
+    coordinates = _first(candidate, ("coordinates", "coords"))
+    label = _first(candidate, ("label", "name"), "")
+    if coordinates is not None and not isinstance(coordinates, str):
+        label = "(" + ",".join(str(c) for c in coordinates) + ")"
+    elif coordinates is not None:
+        label = coordinates
+    games = int(_first(candidate, ("games", "visits"), 0))
+    wins = _number(_first(candidate, ("wins",), 0.0)) or 0.0
+    rate = _number(_first(candidate, ("win_rate", "winrate")))
+    if rate is None and games:
+        rate = wins / games
+    return CandidateView(
+        label=str(label),
+        parameters=_parameters_text(
+            _first(candidate, ("description", "parameters_text", "parameters"))
+        ),
+        games=games,
+        wins=wins,
+        win_rate=rate,
+        ucb=_number(_first(candidate, ("ucb", "ucb_value", "value"))),
+        in_flight=int(_first(candidate, ("in_progress", "in_flight", "pending"), 0) or 0),
+        best=best,
+        interval=_interval_text(candidate),
+    )
+
+
+def _is_best(candidate: Any, best: Any, most_wins: Any) -> bool:
+    if best is not None:
+        return candidate is best or (
+            getattr(candidate, "label", None) is not None
+            and getattr(candidate, "label", None) == getattr(best, "label", None)
+        )
+    return candidate is most_wins
+
+
+def tuner_view(snapshot: TunerSnapshotLike) -> CompetitionView:
+    """The candidates table in the tuner's order; the best candidate marked.
+
+    The best is the snapshot's ``best`` when it has one, else the candidate
+    with the most wins (Gomill's rule).
+    """
+    candidates = list(snapshot.candidates)
+    best = getattr(snapshot, "best", None)
+    most_wins = max(
+        candidates, key=lambda c: _number(_first(c, ("wins",), 0.0)) or 0.0, default=None
+    )
+    if most_wins is not None and not (_number(_first(most_wins, ("wins",), 0.0)) or 0.0):
+        most_wins = None
+    views = tuple(_candidate_view(c, _is_best(c, best, most_wins)) for c in candidates)
+    best_view = next((v for v in views if v.best), None)
+    if best is not None and best_view is None:
+        best_view = _candidate_view(best, True)
+    done = _first(snapshot, ("games_played",))
+    if done is None:
+        done = sum(v.games for v in views)
+    total = _first(snapshot, ("number_of_games", "games_total"))
+    settings = _first(snapshot, ("settings",))
+    board = None
+    if settings is not None and hasattr(settings, "board_size"):
+        board = f"{settings.board_size}x{settings.board_size} komi {_format_komi(settings.komi)}"
+    opponent = _first(snapshot, ("opponent",))
+    return CompetitionView(
+        kind="mc_tuner",
+        code=str(snapshot.code),
+        description=_first(snapshot, ("description",)),
+        board=board,
+        games_done=int(done),
+        games_total=None if total is None else int(total),
+        counts=None,
+        detail=TunerView(views, best_view, None if opponent is None else str(opponent)),
+        complete=bool(_first(snapshot, ("complete",), False)),
+    )
+
+
+def competition_view(snapshot: object) -> CompetitionView | None:
+    """The view of any competition's snapshot (None for None)."""
+    if snapshot is None:
+        return None
+    if isinstance(snapshot, PlayoffSnapshot):
+        return playoff_view(snapshot)
+    if all(hasattr(snapshot, name) for name in ("competitors", "grid", "ratings", "matchups")):
+        return allplayall_view(snapshot)  # type: ignore[arg-type]
+    if isinstance(snapshot, TunerSnapshotLike):
+        return tuner_view(snapshot)
+    if hasattr(snapshot, "matchups") and hasattr(snapshot, "code"):
+        return playoff_view(snapshot, kind=type(snapshot).__name__)  # type: ignore[arg-type]
+    return CompetitionView(
+        kind=type(snapshot).__name__,
+        code=str(getattr(snapshot, "code", "")),
+        description=getattr(snapshot, "description", None),
+        board=None,
+        games_done=int(getattr(snapshot, "games_played", 0)),
+        games_total=None,
+        counts=None,
+        detail=None,
+    )
