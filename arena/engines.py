@@ -155,35 +155,70 @@ def engine_environment(game_id: str, slot: int | None) -> dict[str, str]:
     return env
 
 
-async def _learn(session: EngineSession, timeout: float | None) -> None:
-    """Name, version, optional commands and description, within the startup timeout."""
+@attrs.frozen
+class EngineFacts:
+    """What a player's engine says about itself that is the same in every process of it.
+
+    The description (``gomill-describe_engine``) is not among them: it may name
+    a random seed chosen by each process.
+    """
+
+    supported: frozenset[str]  # the optional commands it implements
+    name: str
+    version: str
+    claim_supported: bool
+
+    def apply_to(self, session: EngineSession) -> None:
+        session.supported = self.supported
+        session.name = self.name
+        session.version = self.version
+        session.claim_supported = self.claim_supported
+
+
+async def _learn(
+    session: EngineSession, timeout: float | None, known: EngineFacts | None = None
+) -> EngineFacts:
+    """Name, version, optional commands and description, within the startup timeout.
+
+    With ``known`` (what an earlier process of the same player said), only the
+    description is asked for.
+    """
     client = session.client
+    player = session.player
     with trio.fail_after(timeout) if timeout is not None else _no_deadline():
-        try:
-            commands = set(await client.list_commands())
-        except CommandFailed:
-            commands = set()
-        player = session.player
-        supported = set()
-        for command in _OPTIONAL_COMMANDS:
-            name = player.gtp_name(command)
-            if name in commands or (not commands and await client.known_command(name)):
-                supported.add(command)
-        session.supported = frozenset(supported)
-        for attribute in ("name", "version"):
-            with contextlib.suppress(CommandFailed):
-                setattr(session, attribute, (await client.command(attribute)).strip())
-        if "gomill-genmove_ex" in supported and player.allow_claim:
-            try:
-                keywords = await client.command(player.gtp_name("gomill-genmove_ex"))
-                session.claim_supported = "claim" in keywords.split()
-            except CommandFailed:
-                session.claim_supported = False
-        if "gomill-describe_engine" in supported:
+        if known is None:
+            known = await _learn_facts(session)
+        known.apply_to(session)
+        if "gomill-describe_engine" in known.supported:
             with contextlib.suppress(CommandFailed):
                 session.description = (
                     await client.command(player.gtp_name("gomill-describe_engine"))
                 ).strip()
+    return known
+
+
+async def _learn_facts(session: EngineSession) -> EngineFacts:
+    client = session.client
+    player = session.player
+    try:
+        commands = set(await client.list_commands())
+    except CommandFailed:
+        commands = set()
+    supported = set()
+    for command in _OPTIONAL_COMMANDS:
+        name = player.gtp_name(command)
+        if name in commands or (not commands and await client.known_command(name)):
+            supported.add(command)
+    said = {"name": "", "version": ""}
+    for attribute in said:
+        with contextlib.suppress(CommandFailed):
+            said[attribute] = (await client.command(attribute)).strip()
+    claim_supported = False
+    if "gomill-genmove_ex" in supported and player.allow_claim:
+        with contextlib.suppress(CommandFailed):
+            keywords = await client.command(player.gtp_name("gomill-genmove_ex"))
+            claim_supported = "claim" in keywords.split()
+    return EngineFacts(frozenset(supported), said["name"], said["version"], claim_supported)
 
 
 class _no_deadline:
@@ -251,6 +286,11 @@ class EngineProvider:
     With ``reuse`` a released healthy session is kept for its player and handed
     out again (after ``clear_board``, which the match sends anyway); sessions of
     players the next game does not need are closed first.
+
+    What a player's first engine says about itself (:class:`EngineFacts`) is
+    kept, so that the engines started for later games are only asked for their
+    description: that saves three or more round trips per engine start, a
+    noticeable share of a short game's cost.
     """
 
     nursery: trio.Nursery
@@ -259,6 +299,7 @@ class EngineProvider:
     slot: int | None = None
     watch: GroupWatch | None = None
     _idle: dict[str, EngineSession] = attrs.Factory(dict)
+    _facts: dict[PlayerConfig, EngineFacts] = attrs.Factory(dict)
 
     async def acquire(
         self,
@@ -291,7 +332,9 @@ class EngineProvider:
             _session_task, player, env, route, stderr_sink, traffic_sink, self.watch
         )
         try:
-            await _learn(session, player.startup_timeout)
+            self._facts[player] = await _learn(
+                session, player.startup_timeout, self._facts.get(player)
+            )
         except (GtpError, trio.TooSlowError) as exc:
             await session.close()
             reason = "timed out" if isinstance(exc, trio.TooSlowError) else str(exc)

@@ -83,26 +83,35 @@ class _Game:
     async def call(self, colour: Colour, name: str, *args: str, timeout: float | None) -> str:
         """Run a command on ``colour``'s engine; CommandFailed is left to the caller."""
         session = self.sessions[colour]
-        referee = self.referee
         try:
             return await session.client.command(name, *args, timeout=timeout)
-        except EngineTimeout as exc:
+        except (EngineTimeout, EngineGone, ProtocolError) as exc:
+            raise self.fault(colour, session, exc) from None
+
+    def fault(
+        self,
+        colour: Colour,
+        session: EngineSession,
+        exc: EngineTimeout | EngineGone | ProtocolError,
+    ) -> _Stop | _Void:
+        """What an engine fault means for the game; the caller raises it."""
+        referee = self.referee
+        if isinstance(exc, EngineTimeout):
             who = _who(session.player, colour)
             what = f"{who} did not answer {exc.command!r} within {exc.timeout:g}s"
             if referee.is_over:
                 self.notes.append(f"late error: {what}")
             else:
                 referee.forfeit(colour, what, on_time=True)
-            raise _Stop from None
-        except (EngineGone, ProtocolError) as exc:
-            what = f"{_who(session.player, colour)}: {exc.message}"
-            if referee.is_over:
-                self.notes.append(f"late error: {what}")
-                raise _Stop from None
-            if self.options.crash_result == "forfeit":
-                referee.forfeit(colour, what)
-                raise _Stop from None
-            raise _Void(what) from None
+            return _Stop()
+        what = f"{_who(session.player, colour)}: {exc.message}"
+        if referee.is_over:
+            self.notes.append(f"late error: {what}")
+            return _Stop()
+        if self.options.crash_result == "forfeit":
+            referee.forfeit(colour, what)
+            return _Stop()
+        return _Void(what)
 
     async def setup_command(self, colour: Colour, name: str, *args: str) -> str:
         player = self.sessions[colour].player
@@ -117,11 +126,15 @@ class _Game:
         try:
             await self.setup()
             referee = self.referee
+            black, white = self.sessions[BLACK], self.sessions[WHITE]
             while not referee.is_over:
                 if referee.needs_scoring:
                     await self.score()
                     break
-                await self.one_move()
+                if referee.to_move is BLACK:
+                    await self.one_move(BLACK, black, white)
+                else:
+                    await self.one_move(WHITE, white, black)
         except _Stop:
             pass
 
@@ -154,22 +167,36 @@ class _Game:
             raise _Void(f"bad handicap placement: {exc}") from None
         self.referee.place_handicap(points)
 
-    async def one_move(self) -> None:
+    async def one_move(
+        self, colour: Colour, session: EngineSession, opponent_session: EngineSession
+    ) -> None:
+        """``colour`` generates a move and its opponent is told about it.
+
+        This is the hot path (once per move): the commands go straight to the
+        clients (no :meth:`call` coroutine in between) and the sessions come
+        from the caller rather than from dict lookups keyed by the enum.
+        """
         referee = self.referee
-        colour = referee.to_move
-        session = self.sessions[colour]
         player = session.player
         claim = session.claim_supported
-        command: tuple[str, ...]
-        if claim:
-            command = (session.gtp("gomill-genmove_ex"), colour.value, "claim")
-        else:
-            command = ("genmove", colour.value)
+        colour_word = "b" if colour is BLACK else "w"  # colour.value, without the enum machinery
         try:
-            answer = await self.call(colour, *command, timeout=player.move_timeout)
+            if claim:
+                answer = await session.client.command(
+                    session.gtp("gomill-genmove_ex"),
+                    colour_word,
+                    "claim",
+                    timeout=player.move_timeout,
+                )
+            else:
+                answer = await session.client.command(
+                    "genmove", colour_word, timeout=player.move_timeout
+                )
         except CommandFailed as exc:
             referee.forfeit(colour, f"{_who(player, colour)} failed {exc.command!r}: {exc.failure}")
             raise _Stop from None
+        except (EngineTimeout, EngineGone, ProtocolError) as exc:
+            raise self.fault(colour, session, exc) from None
         move = referee.interpret_genmove(colour, answer, claim_allowed=claim)
         if move is None:
             raise _Stop
@@ -187,19 +214,16 @@ class _Game:
             on_move(self.job.game_id, colour, move, referee.moves_played)
         if referee.is_over:
             return
-        opponent = colour.opponent
         vertex = format_vertex(move.point, self.job.settings.board_size)
         try:
-            await self.call(
-                opponent,
-                "play",
-                colour.value,
-                vertex,
-                timeout=self.sessions[opponent].player.command_timeout,
+            await opponent_session.client.command(
+                "play", colour_word, vertex, timeout=opponent_session.player.command_timeout
             )
         except CommandFailed as exc:
             referee.play_rejected(colour, exc.failure)
             raise _Stop from None
+        except (EngineTimeout, EngineGone, ProtocolError) as exc:
+            raise self.fault(colour.opponent, opponent_session, exc) from None
 
     async def score(self) -> None:
         referee = self.referee

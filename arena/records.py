@@ -16,7 +16,7 @@ import importlib.metadata
 from pathlib import Path
 from typing import Final
 
-from sgfmill import sgf
+from sgfmill import sgf, sgf_grammar
 
 from arena.results import GameRecord
 from arena.state import CompetitionFiles, atomic_write
@@ -92,29 +92,42 @@ def build_sgf(record: GameRecord) -> bytes:
     root.set("PB", black_name)
     root.set("PW", white_name)
     root.set("C", _root_comment(record))
-    node = root
+    # The moves go straight into sgfmill's serialiser as raw property maps:
+    # building a Tree_node per move (validation, parent links, then walking
+    # the tree again to serialise it) was most of the cost of a record.  Move
+    # values need no escaping; comments go through sgfmill's presenter.
+    presenter = game.get_property_presenter()
+    sequence: list[dict[str, list[bytes]]] = [root.get_raw_property_map()]
     top = settings.board_size - 1
     for played in record.moves:
-        node = node.new_child()  # extend_main_sequence would walk the whole game each time
         prop = "B" if played.colour is Colour.BLACK else "W"
         point = played.move.point
         if point is None:
-            node.set_raw(prop, b"")  # a pass is [] whatever the board size
+            value = b""  # a pass is [] whatever the board size
         else:
             row, col = point  # SGF: column letter, then row letter counted from the top
-            node.set_raw(prop, bytes((97 + col, 97 + top - row)))
-        if played.comment.strip():
-            node.set("C", played.comment.strip())
+            value = bytes((97 + col, 97 + top - row))
+        properties = {prop: [value]}
+        comment = played.comment.strip()
+        if comment:
+            properties["C"] = presenter.serialise("C", comment)
+        sequence.append(properties)
     final = [note for note in record.notes if note.strip()]
     ending = record.result.reason if record.result is not None else record.void_reason
-    if ending and node is not root:
+    if ending and record.moves:
         final.insert(0, ending)
     if final:
-        if node is root:
-            node.add_comment_text("\n".join(final))
+        if not record.moves:
+            root.add_comment_text("\n".join(final))
         else:
-            node.add_comment_text("\n\n".join(final))
-    data: bytes = game.serialise()
+            last = sequence[-1]
+            text = "\n\n".join(final)
+            if "C" in last:  # as sgfmill's add_comment_text does
+                text = presenter.interpret("C", last["C"]) + "\n\n" + text
+            last["C"] = presenter.serialise("C", text)
+    tree = sgf_grammar.Coarse_game_tree()
+    tree.sequence = sequence
+    data: bytes = sgf_grammar.serialise_game_tree(tree)
     return data
 
 
@@ -129,6 +142,11 @@ def write_game_record(files: CompetitionFiles, record: GameRecord) -> Path | Non
         path = files.void_sgf_path(record.job.game_id)
     else:
         path = files.sgf_path(record.job.game_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, build_sgf(record))
+    data = build_sgf(record)
+    try:
+        atomic_write(path, data)
+    except FileNotFoundError:
+        # The directory is made on first use rather than checked every time.
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, data)
     return path

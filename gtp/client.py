@@ -95,7 +95,10 @@ class EngineInfo:
     protocol_version: str | None  # None when the engine failed the command
 
 
-@attrs.define(eq=False)
+# on_setattr=NO_OP: the converter on ``_log`` would otherwise make attrs
+# generate a __setattr__ that runs converters and validators on every
+# assignment, and a command assigns the client's state about six times.
+@attrs.define(eq=False, on_setattr=attrs.setters.NO_OP)
 class GtpClient:
     """Sends GTP commands to one engine and reads its responses.
 
@@ -162,21 +165,54 @@ class GtpClient:
         self._next_id = command_id
         if timeout is None:
             timeout = self.default_timeout
+        # The exchange is awaited straight from here (no wrapper coroutine):
+        # every layer of coroutines costs again on each resumption.
+        exchange = self._exchange_fds if self._fd_streams else self._exchange_streams
         self._busy = True
         response: Response | None = None
         try:
+            reader = self._reader
+            if reader.pending:
+                early = reader.next_response()
+                what = "a response" if early is not None else "output"
+                raise ProtocolError(f"sent {what} before {_describe(name, args)!r} was sent")
+            if self._log is not None:
+                self._log(">> " + line[:-1].decode())
             if timeout is None:
-                response = await self._exchange(line, name, args)
+                response = await exchange(line, name, args)
             elif self._watchdog_scope is not None and self._fd_streams:
-                response = await self._exchange_watched(line, name, args, timeout)
+                # Under the watchdog (see run_watchdog): record the deadline only.
+                deadline = trio.current_time() + timeout
+                self._deadline = deadline
+                self._timed_out = False
+                scope = self._watchdog_scope
+                if deadline < scope.deadline:
+                    scope.deadline = deadline  # wake the watchdog earlier than planned
+                try:
+                    response = await exchange(line, name, args)
+                except _Overran:
+                    pass  # response stays None: a timeout
+                finally:
+                    self._deadline = math.inf
             else:
                 with trio.move_on_after(timeout):
-                    response = await self._exchange(line, name, args)
+                    response = await exchange(line, name, args)
             if response is None:
                 assert timeout is not None
                 raise EngineTimeout(_describe(name, args), timeout, engine=self.name)
             if response.id != command_id:
                 self._check_id(response, command_id, name, args)
+        except ProtocolError as exc:
+            if exc.engine is None:
+                # gtp.protocol's messages say "engine ..." without naming it.
+                message = exc.message.removeprefix("engine ")
+                named = ProtocolError(
+                    f"{message} (while running {_describe(name, args)!r})", engine=self.name
+                )
+                self._broken = named
+                raise named from None
+            self._broken = exc
+            raise
         except GtpError as exc:
             self._broken = exc
             raise
@@ -191,24 +227,6 @@ class GtpClient:
         if not response.ok:
             raise CommandFailed(_describe(name, args), response.text, engine=self.name)
         return response.text
-
-    async def _exchange_watched(
-        self, line: bytes, name: str, args: tuple[str, ...], timeout: float
-    ) -> Response | None:
-        """The exchange under the watchdog's deadline; None when it overran."""
-        deadline = trio.current_time() + timeout
-        self._deadline = deadline
-        self._timed_out = False
-        scope = self._watchdog_scope
-        assert scope is not None
-        if deadline < scope.deadline:
-            scope.deadline = deadline  # wake the watchdog earlier than planned
-        try:
-            return await self._exchange(line, name, args)
-        except _Overran:
-            return None
-        finally:
-            self._deadline = math.inf
 
     async def run_watchdog(self) -> None:
         """Enforce command timeouts for a pipe-based client without a scope per command.
@@ -249,27 +267,6 @@ class GtpClient:
         if self._watchdog_scope is not None:
             self._watchdog_scope.cancel()
 
-    async def _exchange(self, line: bytes, name: str, args: tuple[str, ...]) -> Response:
-        reader = self._reader
-        try:
-            if reader.pending:
-                early = reader.next_response()
-                what = "a response" if early is not None else "output"
-                raise ProtocolError(f"sent {what} before {_describe(name, args)!r} was sent")
-            if self._log is not None:
-                self._log(">> " + line[:-1].decode())
-            if self._fd_streams:
-                return await self._exchange_fds(line, name, args)
-            return await self._exchange_streams(line, name, args)
-        except ProtocolError as exc:
-            if exc.engine is not None:
-                raise
-            # gtp.protocol's messages say "engine ..." without naming it.
-            message = exc.message.removeprefix("engine ")
-            raise ProtocolError(
-                f"{message} (while running {_describe(name, args)!r})", engine=self.name
-            ) from None
-
     async def _exchange_streams(self, line: bytes, name: str, args: tuple[str, ...]) -> Response:
         """The general path, for any trio streams."""
         try:
@@ -308,29 +305,22 @@ class GtpClient:
         assert isinstance(send, trio.lowlevel.FdStream)
         assert isinstance(receive, trio.lowlevel.FdStream)
         send_fd = send.fileno()  # -1 once closed: os.write then fails with EBADF
-        sent = 0
-        while True:
-            try:
-                sent += os.write(send_fd, line[sent:] if sent else line)
-            except BlockingIOError:
-                pass  # the pipe is full: wait for room
-            except OSError:
-                raise await self._gone(name, args, writing=True) from None
-            if sent >= len(line):
-                break
-            if self._timed_out:
-                raise _Overran
-            try:
-                await trio.lowlevel.wait_writable(send_fd)
-            except trio.ClosedResourceError:
-                if self._timed_out:
-                    raise _Overran from None
-                raise await self._gone(name, args, writing=True) from None
+        try:
+            sent = os.write(send_fd, line)
+        except BlockingIOError:
+            sent = 0  # the pipe is full
+        except OSError:
+            raise await self._gone(name, args, writing=True) from None
+        if sent < len(line):
+            await self._send_rest(send_fd, line, sent, name, args)
         receive_fd = receive.fileno()
         reader = self._reader
         read = os.read
         wait_readable = trio.lowlevel.wait_readable
         while True:
+            # Read before waiting: on a busy machine the engine has often
+            # answered by now (about one time in five here), and then the
+            # scheduler round trip of a wait is saved.
             try:
                 data = read(receive_fd, RECEIVE_CHUNK)
             except BlockingIOError:
@@ -353,6 +343,26 @@ class GtpClient:
             response = reader.next_response()
             if response is not None:
                 return response
+
+    async def _send_rest(
+        self, send_fd: int, line: bytes, sent: int, name: str, args: tuple[str, ...]
+    ) -> None:
+        """The rest of a command line that did not fit in the pipe at once."""
+        while sent < len(line):
+            if self._timed_out:
+                raise _Overran
+            try:
+                await trio.lowlevel.wait_writable(send_fd)
+            except trio.ClosedResourceError:
+                if self._timed_out:
+                    raise _Overran from None
+                raise await self._gone(name, args, writing=True) from None
+            try:
+                sent += os.write(send_fd, line[sent:])
+            except BlockingIOError:
+                pass
+            except OSError:
+                raise await self._gone(name, args, writing=True) from None
 
     def _check_id(
         self, response: Response, command_id: int, name: str, args: tuple[str, ...]
@@ -491,7 +501,10 @@ class GtpClient:
             self.stop_watchdog()
             for stream in (self._send, self._receive):
                 with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    await stream.aclose()
+                    if isinstance(stream, trio.lowlevel.FdStream):
+                        stream.close()  # aclose() would add a checkpoint (a scheduler pass)
+                    else:
+                        await stream.aclose()
         return acknowledged
 
 

@@ -353,11 +353,13 @@ async def open_process(
                 # exception itself rather than an ExceptionGroup around it.
                 body_error = exc
             finally:
-                with trio.CancelScope(shield=True):
+                # Both steps are usually done already (gtp.client shuts the
+                # engine down itself); skipping them then saves scheduler passes.
+                if proc._status is None:
                     await proc.shutdown()
-                    if proc._stderr is not None:
-                        with trio.move_on_after(_STDERR_DRAIN_WAIT):
-                            await proc._stderr_done.wait()
+                if proc._stderr is not None and not proc._stderr_done.is_set():
+                    with trio.CancelScope(shield=True), trio.move_on_after(_STDERR_DRAIN_WAIT):
+                        await proc._stderr_done.wait()
                 proc._close_all()
     finally:
         proc._close_all()

@@ -243,23 +243,33 @@ def format_response(ok: bool, text: str, command_id: int | None = None) -> bytes
 
 def is_well_formed_word(word: str) -> bool:
     """True for a word that can be sent as one GTP argument unchanged."""
-    return (
-        bool(word)
-        and word.isprintable()
-        and not any(c.isspace() for c in word)
-        and "#" not in word
-    )
+    # str.isprintable() is False for every whitespace character except the
+    # ASCII space (they are all in the Cc, Zs, Zl or Zp categories), so
+    # checking for " " alone is exact, and all three tests run in C.
+    return bool(word) and word.isprintable() and " " not in word and "#" not in word
 
 
 def format_command(
     name: str, args: tuple[str, ...] | list[str] = (), command_id: int | None = None
 ) -> bytes:
     """One command line; raises ValueError for a word that GTP cannot carry."""
-    for word in (name, *args):
-        if not is_well_formed_word(word):
-            raise ValueError(f"not a well-formed GTP word: {word!r}")
-    parts = [name, *args] if command_id is None else [str(command_id), name, *args]
-    return (" ".join(parts) + "\n").encode()
+    text = " ".join((name, *args))
+    # Checked on the joined line (the controller's hot path): printable and
+    # free of '#' as a whole, no empty word, and exactly one space per gap,
+    # so that no word contains a space.  The per-word check finds the culprit.
+    if not (
+        text.isprintable()
+        and "#" not in text
+        and text.count(" ") == len(args)
+        and name
+        and "" not in args
+    ):
+        for word in (name, *args):
+            if not is_well_formed_word(word):
+                raise ValueError(f"not a well-formed GTP word: {word!r}")
+    if command_id is not None:
+        text = f"{command_id} {text}"
+    return (text + "\n").encode()
 
 
 class ResponseReader:
@@ -285,6 +295,7 @@ class ResponseReader:
         # of the first line whose length is not yet known to be within the cap.
         self._scan_pos = 0
         self._line_start = 0
+        self._fast_limit = min(max_line_bytes, max_response_bytes)
 
     @property
     def pending(self) -> bool:
@@ -296,7 +307,7 @@ class ResponseReader:
             self._seen_data = True
             if data[:1] == b"\x01":
                 raise ProtocolError("engine is speaking GMP, not GTP")
-        self._buffer += clean_bytes(data)
+        self._buffer += data.translate(_HT_TO_SPACE, _CONTROL_DELETE)  # clean_bytes, inlined
         if len(self._buffer) > self._max_response:
             # The buffer may hold several complete responses; only complain when
             # the first one alone is too big (or is not a response at all).
@@ -304,10 +315,20 @@ class ResponseReader:
 
     def next_response(self) -> Response | None:
         """The next complete response, or None until more bytes arrive."""
+        buffer = self._buffer
+        # The usual case, one whole response from its first byte: what
+        # _locate_first would conclude, without its scan for blank lines.  A
+        # response no longer than both caps cannot break either of them.
+        if buffer and (buffer[0] == 61 or buffer[0] == 63) and not self._scan_pos:  # '=', '?'
+            end = buffer.find(b"\n\n")
+            if 0 <= end <= self._fast_limit:
+                status = buffer[0]
+                body = buffer[1:end].decode("utf-8", "replace")
+                del buffer[: end + 2]
+                return _parse_response_body(status == 61, body)
         end = self._locate_first()
         if end < 0:
             return None
-        buffer = self._buffer
         status = buffer[0]
         body = buffer[1:end].decode("utf-8", "replace")
         self._consume(end + 2)
@@ -367,11 +388,12 @@ class ResponseReader:
 
 
 def _parse_response_body(ok: bool, body: str) -> Response:
-    digits = 0
-    while digits < len(body) and body[digits] in "0123456789":
-        digits += 1
-    response_id = _clip_id(body[:digits]) if digits else None
-    text = body[digits:]
+    text = body.lstrip("0123456789")  # the id, if any, in one C call
+    digits = len(body) - len(text)
+    response_id = None
+    if digits:
+        # Nine digits cannot exceed MAX_ID: only longer ids need clipping.
+        response_id = int(body[:digits]) if digits < 10 else _clip_id(body[:digits])
     if text and text[0] not in " \n":
         raise ProtocolError(f"malformed response: {('=' if ok else '?') + body[:40]!r}")
     if "\n" in text:

@@ -354,3 +354,39 @@ async def test_engines_are_reused_between_games_when_asked(tmp_path: object) -> 
     lines = [" ".join(line.split()[:2]) for line in env_file.read_text().splitlines()]
     assert lines == ["0_0 1", "0_0 1"]
     assert all(r.result and r.result.cpu_black is not None for r in records)
+
+
+async def test_later_engines_of_a_player_are_only_asked_for_their_description() -> None:
+    black = fake_player("a", BLACK_MOVES, "--name=FakeA", "--describe=Fake A, seed 7")
+    white = fake_player("b", WHITE_MOVES, "--version=2.5")
+    logs: list[list[str]] = [[], []]
+    async with trio.open_nursery() as nursery:
+        provider = EngineProvider(nursery, stderr="log")  # new engines for every game
+        records = [
+            await play_game(
+                job(black, white, scorer="internal"), provider, MatchOptions(gtp_log=log.append)
+            )
+            for log in logs
+        ]
+        await provider.close_all()
+    for record in records:
+        assert record.result is not None
+        assert record.player_names == ("FakeA:1.0", "fake:2.5")
+        assert record.descriptions == ("Fake A, seed 7", "fake:2.5")
+
+    def sent(log: list[str]) -> list[str]:
+        return [line for line in log if " >> " in line][:4]
+
+    assert sent(logs[0]) == [
+        "a (black) >> 1 list_commands",
+        "a (black) >> 2 name",
+        "a (black) >> 3 version",
+        "a (black) >> 4 gomill-describe_engine",
+    ]
+    # The second game's engines are new processes: only the description is asked again.
+    assert sent(logs[1]) == [
+        "a (black) >> 1 gomill-describe_engine",
+        "a (black) >> 2 boardsize 9",
+        "a (black) >> 3 clear_board",
+        "a (black) >> 4 komi 7.5",
+    ]
