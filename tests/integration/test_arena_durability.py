@@ -168,7 +168,9 @@ def test_engines_that_ignore_eof_are_stopped_when_the_arena_is_killed(tmp_path: 
 
 
 def test_ctrl_x_on_the_terminal_finishes_the_games_in_progress(tmp_path: Path) -> None:
+    import fcntl
     import pty
+    import termios
 
     env_file = tmp_path / "engines"
     black = fake_command("--moves=D4,E4", f"--env-file={env_file}")
@@ -181,20 +183,33 @@ def test_ctrl_x_on_the_terminal_finishes_the_games_in_progress(tmp_path: Path) -
         "matchups = [Matchup('a', 'b')]\n"  # no limit: only a stop ends it
     )
     master, slave = pty.openpty()
+
+    def own_terminal() -> None:
+        # As in a real terminal: the arena leads a session whose controlling
+        # terminal is the pty, so it is the foreground job and reads keys.
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
     process = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "run", str(path), "-q"],
         stdin=slave,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=own_terminal,
     )
     os.close(slave)
-    files = CompetitionFiles.for_control_file(path)
-    deadline = time.monotonic() + 20
-    while not files.journal.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    os.write(master, b"\x18")
-    _, err = process.communicate(timeout=30)
-    os.close(master)
+    try:
+        files = CompetitionFiles.for_control_file(path)
+        deadline = time.monotonic() + 20
+        while not files.journal.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.write(master, b"\x18")
+        _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()  # never leave a run (and its engines) behind
+            process.wait()
+        os.close(master)
     assert process.returncode == 0, err.decode()
     assert "stop requested (Ctrl-X)" in files.log.read_text()
     recorded = [e.result.game_id for e in iter_journal(files) if isinstance(e, ResultEntry)]
