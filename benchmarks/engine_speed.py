@@ -1,0 +1,193 @@
+"""How fast is the sample engine's search, next to a plain random playout?
+
+Measures, in one process and one run: simulations per second of
+``engines.mcts`` (tree included: selection, expansion, playout, backup) on the
+empty 9x9 board and on the midgame position of
+``../shared/bench/midgame_9x9_30moves.txt``, for the ``default`` and ``light``
+playout policies; the uniform random playouts per second of
+``../shared/bench/reference_playout.py`` on the same two positions; the
+ratios; and the memory of the tree per node (tracemalloc), with the size a
+100,000-node tree would have.  The measurements are interleaved in short
+batches (about 20 ms each, in turn) so that a busy machine slows all of them
+alike; each search keeps growing one tree for the whole run.
+
+    python benchmarks/engine_speed.py [--seconds S] [--tree-sims N]
+
+The last line is ``RESULT {json}``; the JSON also goes to
+``benchmarks/results/engine_speed.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import json
+import platform
+import random
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engines.mcts.fastboard import FastBoard  # noqa: E402
+from engines.mcts.search import Search, SearchConfig  # noqa: E402
+from gtp.vertex import parse_vertex  # noqa: E402
+
+SHARED_BENCH = ROOT.parent / "shared" / "bench"
+RESULTS = ROOT / "benchmarks" / "results"
+KOMI = 7.5
+
+
+def load_reference() -> ModuleType:
+    path = SHARED_BENCH / "reference_playout.py"
+    spec = importlib.util.spec_from_file_location("reference_playout", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"engine_speed: cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def midgame_moves() -> list[str]:
+    return (SHARED_BENCH / "midgame_9x9_30moves.txt").read_text().split()
+
+
+def fast_midgame() -> FastBoard:
+    board = FastBoard(9)
+    for word in midgame_moves():
+        point = parse_vertex(word, 9)
+        assert point is not None
+        board.play(board.geo.index(point))
+    return board
+
+
+def reference_midgame(ref: ModuleType) -> Any:
+    state = ref.empty_state()
+    n = ref.N
+    for word in midgame_moves():
+        col = " ABCDEFGHJ".index(word[0].upper())
+        row = n + 1 - int(word[1:])
+        state = ref._one_move(state, row * ref.W + col)
+    return state
+
+
+def interleaved(batches: dict[str, Callable[[], int]], seconds: float) -> dict[str, float]:
+    """Run every batch function in turn until each had ``seconds``; rates per second."""
+    done = dict.fromkeys(batches, 0)
+    spent = dict.fromkeys(batches, 0.0)
+    while min(spent.values()) < seconds:
+        for name, batch in batches.items():
+            start = time.perf_counter()
+            done[name] += batch()
+            spent[name] += time.perf_counter() - start
+    return {name: done[name] / spent[name] for name in batches}
+
+
+def search_batch(board: FastBoard, policy: str, seed: int) -> Callable[[], int]:
+    """One tree for the whole run; each call runs 10 more simulations in it."""
+    search = Search(SearchConfig(policy=policy), seed)  # type: ignore[arg-type]
+    search.set_position(board, KOMI)
+
+    def batch() -> int:
+        return search.simulate(10)
+
+    return batch
+
+
+def reference_batch(ref: ModuleType, state: Any) -> Callable[[], int]:
+    rnd = random.Random(1).random
+
+    def batch() -> int:
+        for _ in range(10):
+            ref.playout(state, rnd=rnd)
+        return 10
+
+    return batch
+
+
+def tree_memory(sims: int) -> dict[str, float]:
+    """Bytes per node of a tree grown on the empty board (light policy, tracemalloc)."""
+    search = Search(SearchConfig(policy="light", expand_threshold=1), 3)
+    board = FastBoard(9)
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    search.set_position(board, KOMI)
+    search.simulate(sims)
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    nodes = search.node_count()
+    per_node = (after - before) / nodes
+    return {
+        "tree_simulations": sims,
+        "tree_nodes": nodes,
+        "bytes_per_node": round(per_node, 1),
+        "mb_per_100k_nodes": round(per_node * 100_000 / 1e6, 1),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="per measurement")
+    parser.add_argument("--tree-sims", type=int, default=40_000)
+    args = parser.parse_args()
+
+    ref = load_reference()
+    positions = {
+        "empty": (FastBoard(9), ref.empty_state()),
+        "midgame": (fast_midgame(), reference_midgame(ref)),
+    }
+    batches: dict[str, Callable[[], int]] = {}
+    for pos, (fast, state) in positions.items():
+        batches[f"{pos}/reference"] = reference_batch(ref, state)
+        batches[f"{pos}/default"] = search_batch(fast, "default", seed=1)
+        batches[f"{pos}/light"] = search_batch(fast, "light", seed=1)
+    print(f"python {platform.python_version()} on {platform.machine()}; "
+          f"{args.seconds:g}s per measurement, interleaved", flush=True)
+    rates = interleaved(batches, args.seconds)
+    print()
+    print(f"{'':22s}{'per second':>12s}{'x reference':>14s}")
+    for pos in positions:
+        reference = rates[f"{pos}/reference"]
+        print(f"{pos + ' reference playouts':34s}{reference:8.0f}")
+        for what in ("default", "light"):
+            value = rates[f"{pos}/{what}"]
+            print(f"{pos + ' ' + what + ' simulations':34s}{value:8.0f}{value / reference:12.2f}")
+    memory = tree_memory(args.tree_sims)
+    print(f"tree: {memory['tree_nodes']:.0f} nodes after {args.tree_sims} simulations, "
+          f"{memory['bytes_per_node']:.0f} bytes/node, "
+          f"{memory['mb_per_100k_nodes']:.1f} MB per 100,000 nodes")
+
+    result = {
+        "default_sims_per_s": round(rates["empty/default"]),
+        "light_sims_per_s": round(rates["empty/light"]),
+        "reference_playouts_per_s": round(rates["empty/reference"]),
+        "bytes_per_node": memory["bytes_per_node"],
+        "default_ratio": round(rates["empty/default"] / rates["empty/reference"], 3),
+        "light_ratio": round(rates["empty/light"] / rates["empty/reference"], 3),
+        "midgame_default_sims_per_s": round(rates["midgame/default"]),
+        "midgame_light_sims_per_s": round(rates["midgame/light"]),
+        "midgame_reference_playouts_per_s": round(rates["midgame/reference"]),
+        "midgame_default_ratio": round(rates["midgame/default"] / rates["midgame/reference"], 3),
+        "midgame_light_ratio": round(rates["midgame/light"] / rates["midgame/reference"], 3),
+        "mb_per_100k_nodes": memory["mb_per_100k_nodes"],
+        "tree_nodes": memory["tree_nodes"],
+        "python": platform.python_version(),
+        "seconds": args.seconds,
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "engine_speed.json").write_text(json.dumps(result, indent=2) + "\n")
+    print("RESULT " + json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""Command line of the sample engine: ``python -m engines.mcts`` / ``arena-mcts``.
+
+Owns the options (every search knob, limits, the seed) and their validation;
+a bad option is one clear error line and exit status 2, never a traceback.
+Then it serves GTP on stdin/stdout until ``quit`` or the end of input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Sequence
+
+from engines.mcts.gtp_engine import (
+    ENGINE_NAME,
+    EngineOptions,
+    MctsEngine,
+    build_server,
+    engine_version,
+)
+from engines.mcts.search import SearchConfig
+from gtp.server import run_stdio
+
+
+def _parser() -> argparse.ArgumentParser:
+    defaults = SearchConfig()
+    engine_defaults = EngineOptions()
+    parser = argparse.ArgumentParser(
+        prog=ENGINE_NAME,
+        description="Sample Monte Carlo tree search Go engine speaking GTP on stdin/stdout.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    limits = parser.add_argument_group("limits")
+    limits.add_argument("--playouts", type=int, default=engine_defaults.playouts, metavar="N",
+                        help="simulations per move (0: time decides)")
+    limits.add_argument("--move-time", type=float, default=engine_defaults.move_time, metavar="S",
+                        help="seconds per move when the controller sets no time (0: off)")
+    limits.add_argument("--max-move-time", type=float, default=engine_defaults.max_move_time,
+                        metavar="S", help="never think longer than this under time settings")
+    limits.add_argument("--time-share", type=float, default=engine_defaults.time_share,
+                        metavar="F", help="most of the remaining main time one move may take")
+    search = parser.add_argument_group("search")
+    search.add_argument("--seed", type=int, default=argparse.SUPPRESS,
+                        help="random seed (default: a fresh one, shown by gomill-describe_engine)")
+    search.add_argument("--policy", choices=("default", "light"), default=defaults.policy,
+                        help="playout policy: MoGo-style 'default' or uniform random 'light'")
+    search.add_argument("--selection", choices=("uct", "puct"), default=defaults.selection,
+                        help="tree selection rule")
+    search.add_argument("--exploration", type=float, default=defaults.exploration, metavar="C",
+                        help="UCT exploration constant")
+    search.add_argument("--uct-fpu", type=float, default=defaults.uct_fpu, metavar="U",
+                        help="UCT first-play urgency of unvisited moves (inf: try each once)")
+    search.add_argument("--puct-exploration", type=float, default=defaults.puct_exploration,
+                        metavar="C", help="PUCT exploration constant")
+    search.add_argument("--fpu-reduction", type=float, default=defaults.fpu_reduction,
+                        metavar="R", help="PUCT: value of unvisited moves below the parent's")
+    search.add_argument("--expand-threshold", type=int, default=defaults.expand_threshold,
+                        metavar="N", help="visits before a node lists its moves")
+    search.add_argument("--temperature", type=float, default=defaults.temperature,
+                        metavar="T", help="0: play the most visited move; > 0: sample by visits")
+    search.add_argument("--noise", type=float, default=defaults.noise_fraction, metavar="F",
+                        help="weight of Dirichlet noise in the root priors (0: off)")
+    search.add_argument("--dirichlet-alpha", type=float, default=defaults.dirichlet_alpha,
+                        metavar="A", help="concentration of the root noise")
+    search.add_argument("--no-reuse-tree", action="store_true",
+                        help="start every move with a fresh tree")
+    search.add_argument("--pass-threshold", type=float, default=defaults.pass_threshold,
+                        metavar="F", help="offer passes in the tree when at most this share"
+                        " of the points is playable")
+    game = parser.add_argument_group("game")
+    game.add_argument("--resign-threshold", type=float, default=defaults.resign_threshold,
+                      metavar="W", help="resign below this win rate (0: never resign)")
+    game.add_argument("--resign-min-visits", type=int, default=defaults.resign_min_visits,
+                      metavar="N", help="root visits needed before resigning or claiming")
+    game.add_argument("--claim-threshold", type=float, default=defaults.claim_threshold,
+                      metavar="W", help="gomill-genmove_ex claim: claim at this win rate")
+    game.add_argument("--ownership-playouts", type=int,
+                      default=engine_defaults.ownership_playouts, metavar="N",
+                      help="simulations behind final_score and final_status_list")
+    game.add_argument("--handicap-compensation", choices=("full", "short", "none"),
+                      default=engine_defaults.handicap_compensation,
+                      help="points White gets per handicap stone: N, N-1 or 0")
+    parser.add_argument("--version", action="version", version=f"{ENGINE_NAME} {engine_version()}")
+    return parser
+
+
+def options_from_args(argv: Sequence[str] | None = None) -> EngineOptions:
+    """Parse and validate; exits with status 2 and one message on a bad option."""
+    parser = _parser()
+    ns = parser.parse_args(argv)
+    seed = getattr(ns, "seed", None)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    try:
+        config = SearchConfig(
+            policy=ns.policy,
+            selection=ns.selection,
+            exploration=ns.exploration,
+            uct_fpu=ns.uct_fpu,
+            puct_exploration=ns.puct_exploration,
+            fpu_reduction=ns.fpu_reduction,
+            expand_threshold=ns.expand_threshold,
+            temperature=ns.temperature,
+            dirichlet_alpha=ns.dirichlet_alpha,
+            noise_fraction=ns.noise,
+            resign_threshold=ns.resign_threshold,
+            resign_min_visits=ns.resign_min_visits,
+            claim_threshold=ns.claim_threshold,
+            reuse_tree=not ns.no_reuse_tree,
+            pass_threshold=ns.pass_threshold,
+        )
+        return EngineOptions(
+            search=config,
+            playouts=ns.playouts,
+            seed=seed,
+            move_time=ns.move_time,
+            max_move_time=ns.max_move_time,
+            time_share=ns.time_share,
+            ownership_playouts=ns.ownership_playouts,
+            handicap_compensation=ns.handicap_compensation,
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = options_from_args(argv)
+    server = build_server(MctsEngine(options))
+    return run_stdio(server)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,517 @@
+"""The search's own Go board: flat lists, incremental chains, cheap copies.
+
+Owns the position representation every other module of the engine works on:
+a padded one-dimensional board (stride ``size + 1``, one border column shared
+by neighbouring rows, a border row above and below), chains kept as circular
+linked lists relabelled union-by-size, a *pseudo-liberty* count per chain
+(every stone/empty-neighbour adjacency counts once), an incremental list of
+empty points, the incremental Zobrist hash of the stones, simple ko and a
+3x3 neighbourhood code per point that the playout policy's pattern tables read.
+
+Rules are the engine's: occupied points and suicide are illegal, simple ko
+forbids the immediate recapture of a single stone.  Positional superko is not
+a board rule here; the search filters root moves against the game's history
+(see :mod:`engines.mcts.search`).  ``gtp.board`` stays the record of the real
+game; this board is copied for every simulation and thrown away.
+
+Point indices: ``(row, col)`` with row 0 at the bottom maps to
+``(row + 1) * stride + col + 1``.  Index 0 is a border cell and doubles as
+:data:`PASS`.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Iterable
+from typing import Final
+
+from gtp.vertex import MAX_BOARD_SIZE, MIN_BOARD_SIZE, Point
+
+EMPTY: Final = 0
+BLACK: Final = 1
+WHITE: Final = 2
+BORDER: Final = 3
+PASS: Final = 0  # index 0 is always a border cell, so it can never be a point
+
+
+class IllegalPlay(ValueError):
+    """A play this board's rules forbid (occupied, ko or suicide)."""
+
+
+class Geometry:
+    """Per-size constants shared by every board of that size (see :func:`geometry`)."""
+
+    __slots__ = (
+        "around",
+        "cells",
+        "diagonals",
+        "max_playout_moves",
+        "neighbours",
+        "pattern_offsets",
+        "pattern_updates",
+        "points",
+        "size",
+        "stride",
+        "zobrist",
+    )
+
+    def __init__(self, size: int) -> None:
+        if not MIN_BOARD_SIZE <= size <= MAX_BOARD_SIZE:
+            raise ValueError(f"board size {size} is outside {MIN_BOARD_SIZE}..{MAX_BOARD_SIZE}")
+        stride = size + 1
+        self.size = size
+        self.stride = stride
+        self.cells = stride * (size + 2) + 1
+        self.points: tuple[int, ...] = tuple(
+            (row + 1) * stride + col + 1 for row in range(size) for col in range(size)
+        )
+        on_board = set(self.points)
+        empty4: tuple[int, ...] = ()
+        neighbours: list[tuple[int, ...]] = [empty4] * self.cells
+        diagonals: list[tuple[int, ...]] = [empty4] * self.cells
+        for p in self.points:
+            neighbours[p] = (p - 1, p + 1, p - stride, p + stride)
+            diagonals[p] = (p - stride - 1, p - stride + 1, p + stride - 1, p + stride + 1)
+        self.neighbours = neighbours
+        self.diagonals = diagonals
+        self.around: list[tuple[int, ...]] = [
+            n + d for n, d in zip(neighbours, diagonals, strict=True)
+        ]
+        # Slot k of a point's 3x3 code holds the colour at point + offset[k] in
+        # bits 2k..2k+1: up-left, up, up-right, left, right, down-left, down, down-right.
+        offsets = (
+            stride - 1, stride, stride + 1, -1, 1, -stride - 1, -stride, -stride + 1,
+        )
+        self.pattern_offsets = offsets
+        updates: list[tuple[tuple[int, int], ...]] = [()] * self.cells
+        for p in self.points:
+            updates[p] = tuple(
+                (p - off, 1 << (2 * k)) for k, off in enumerate(offsets) if p - off in on_board
+            )
+        self.pattern_updates = updates
+        rng = random.Random(f"engines.mcts zobrist {size}")
+        self.zobrist: tuple[list[int], list[int], list[int]] = (
+            [0] * self.cells,
+            [rng.getrandbits(64) for _ in range(self.cells)],
+            [rng.getrandbits(64) for _ in range(self.cells)],
+        )
+        self.max_playout_moves = 3 * size * size
+
+    def index(self, point: Point) -> int:
+        row, col = point
+        if not (0 <= row < self.size and 0 <= col < self.size):
+            raise ValueError(f"point {point} is off the {self.size}x{self.size} board")
+        return (row + 1) * self.stride + col + 1
+
+    def point(self, index: int) -> Point:
+        row, col = divmod(index, self.stride)
+        if not (1 <= row <= self.size and 1 <= col <= self.size):
+            raise ValueError(f"index {index} is not a point of the {self.size}x{self.size} board")
+        return (row - 1, col - 1)
+
+
+@functools.cache
+def geometry(size: int) -> Geometry:
+    return Geometry(size)
+
+
+class FastBoard:
+    """A position for the search.  Attributes are shared with the playout code.
+
+    ``color`` holds EMPTY/BLACK/WHITE/BORDER per cell; ``head`` the chain
+    representative of a stone; ``nxt`` the next stone of its chain (circular);
+    ``csize`` and ``plib`` the stone count and pseudo-liberty count, valid at
+    chain heads; ``empties``/``epos`` the empty points and each one's position
+    in that list; ``pat`` the 3x3 code of every point; ``ko`` the point
+    ``ko_colour`` may not play on next (0 for none).
+    """
+
+    __slots__ = (
+        "color",
+        "csize",
+        "empties",
+        "epos",
+        "geo",
+        "hash",
+        "head",
+        "ko",
+        "ko_colour",
+        "last_move",
+        "nxt",
+        "passes",
+        "pat",
+        "plib",
+        "to_move",
+    )
+
+    def __init__(self, size: int) -> None:
+        geo = geometry(size)
+        self.geo = geo
+        cells = geo.cells
+        color = [BORDER] * cells
+        for p in geo.points:
+            color[p] = EMPTY
+        self.color = color
+        self.head = list(range(cells))
+        self.nxt = list(range(cells))
+        self.csize = [1] * cells
+        self.plib = [0] * cells
+        self.empties = list(geo.points)
+        epos = [0] * cells
+        for i, p in enumerate(self.empties):
+            epos[p] = i
+        self.epos = epos
+        self.pat = [0] * cells
+        self._compute_patterns()
+        self.ko = 0
+        self.ko_colour = EMPTY
+        self.to_move = BLACK
+        self.hash = 0
+        self.last_move = PASS
+        self.passes = 0
+
+    @property
+    def size(self) -> int:
+        return self.geo.size
+
+    def copy(self) -> FastBoard:
+        other = FastBoard.__new__(FastBoard)
+        other.geo = self.geo
+        other.color = self.color[:]
+        other.head = self.head[:]
+        other.nxt = self.nxt[:]
+        other.csize = self.csize[:]
+        other.plib = self.plib[:]
+        other.empties = self.empties[:]
+        other.epos = self.epos[:]
+        other.pat = self.pat[:]
+        other.ko = self.ko
+        other.ko_colour = self.ko_colour
+        other.to_move = self.to_move
+        other.hash = self.hash
+        other.last_move = self.last_move
+        other.passes = self.passes
+        return other
+
+    # ------------------------------------------------------------------
+    # Setup
+
+    def setup(self, black: Iterable[int] = (), white: Iterable[int] = ()) -> None:
+        """Add stones without playing them (handicap, positions from elsewhere).
+
+        Raises ValueError if a point is occupied or a chain ends up without a
+        liberty; the board is unusable after such an error.
+        """
+        for colour, stones in ((BLACK, black), (WHITE, white)):
+            for p in stones:
+                if self.color[p] != EMPTY:
+                    raise ValueError(f"setup stone on a non-empty cell {p}")
+                self._put_stone(p, colour)
+        self._rebuild_chains()
+        for p in self.geo.points:
+            if self.color[p] in (BLACK, WHITE) and self.head[p] == p and self.plib[p] == 0:
+                raise ValueError("setup leaves a chain without liberties")
+        self.ko = 0
+        self.ko_colour = EMPTY
+
+    def _put_stone(self, p: int, colour: int) -> None:
+        j = self.epos[p]
+        last = self.empties.pop()
+        if last != p:
+            self.empties[j] = last
+            self.epos[last] = j
+        self.color[p] = colour
+        self.hash ^= self.geo.zobrist[colour][p]
+        for q, unit in self.geo.pattern_updates[p]:
+            self.pat[q] += unit * colour
+
+    def _rebuild_chains(self) -> None:
+        color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib
+        nb = self.geo.neighbours
+        seen: set[int] = set()
+        for p in self.geo.points:
+            c = color[p]
+            if c not in (BLACK, WHITE) or p in seen:
+                continue
+            chain = [p]
+            seen.add(p)
+            for s in chain:
+                for q in nb[s]:
+                    if color[q] == c and q not in seen:
+                        seen.add(q)
+                        chain.append(q)
+            for i, s in enumerate(chain):
+                head[s] = p
+                nxt[s] = chain[(i + 1) % len(chain)]
+            csize[p] = len(chain)
+            plib[p] = sum(1 for s in chain for q in nb[s] if color[q] == EMPTY)
+
+    def _compute_patterns(self) -> None:
+        color, pat = self.color, self.pat
+        offsets = self.geo.pattern_offsets
+        for p in self.geo.points:
+            code = 0
+            for k, off in enumerate(offsets):
+                code |= color[p + off] << (2 * k)
+            pat[p] = code
+
+    # ------------------------------------------------------------------
+    # Rules
+
+    def is_legal(self, p: int, colour: int | None = None) -> bool:
+        """True if ``colour`` (default: the player to move) may play at ``p``.
+
+        A pass is always legal.
+        """
+        if p == PASS:
+            return True
+        c = self.to_move if colour is None else colour
+        color = self.color
+        if color[p] != EMPTY:
+            return False
+        if p == self.ko and c == self.ko_colour:
+            return False
+        head, plib = self.head, self.plib
+        nb = self.geo.neighbours[p]
+        for q in nb:
+            cq = color[q]
+            if cq == EMPTY:
+                return True
+            if cq == BORDER:
+                continue
+            h = head[q]
+            only_here = plib[h] == sum(1 for r in nb if head[r] == h)
+            if (cq == c) != only_here:
+                return True  # a friend keeps another liberty, or an enemy is captured
+        return False
+
+    def legal_moves(self, colour: int | None = None) -> list[int]:
+        """Every legal play (not pass) for ``colour``, in board order."""
+        return [p for p in self.geo.points if self.color[p] == EMPTY and self.is_legal(p, colour)]
+
+    def play(self, p: int, colour: int | None = None) -> int:
+        """Play ``colour`` (default: the player to move) at ``p``, or pass.
+
+        Returns the number of stones captured; raises :class:`IllegalPlay` and
+        changes nothing when the play is illegal.  The other colour moves next.
+        """
+        c = self.to_move if colour is None else colour
+        if p == PASS:
+            self.ko = 0
+            self.ko_colour = EMPTY
+            self.passes += 1
+            self.last_move = PASS
+            self.to_move = 3 - c
+            return 0
+        if not (0 < p < len(self.color)) or not self.is_legal(p, c):
+            raise IllegalPlay(f"illegal play at {p}")
+        return self._place(p, c)
+
+    def _place(self, p: int, c: int) -> int:
+        """Put a stone of colour ``c`` at the empty point ``p``, known to be legal."""
+        color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib
+        empties, epos, pat = self.empties, self.epos, self.pat
+        geo = self.geo
+        nb = geo.neighbours
+        updates = geo.pattern_updates
+        zobrist = geo.zobrist
+        o = 3 - c
+        j = epos[p]
+        last = empties.pop()
+        if last != p:
+            empties[j] = last
+            epos[last] = j
+        color[p] = c
+        head[p] = p
+        nxt[p] = p
+        csize[p] = 1
+        h_new = self.hash ^ zobrist[c][p]
+        for q, unit in updates[p]:
+            pat[q] += unit * c
+        libs = 0
+        friends: list[int] = []
+        enemies: list[int] = []
+        for q in nb[p]:
+            cq = color[q]
+            if cq == EMPTY:
+                libs += 1
+            elif cq != BORDER:
+                h = head[q]
+                plib[h] -= 1
+                if cq == c:
+                    if h not in friends:
+                        friends.append(h)
+                elif h not in enemies:
+                    enemies.append(h)
+        plib[p] = libs
+        hp = p
+        for h in friends:
+            if csize[h] >= csize[hp]:
+                big, small = h, hp
+            else:
+                big, small = hp, h
+            s = small
+            while True:
+                head[s] = big
+                s = nxt[s]
+                if s == small:
+                    break
+            nxt[small], nxt[big] = nxt[big], nxt[small]
+            csize[big] += csize[small]
+            plib[big] += plib[small]
+            hp = big
+        captured = 0
+        last_captured = 0
+        zo = zobrist[o]
+        for h in enemies:
+            if plib[h] != 0:
+                continue
+            s = h
+            while True:
+                color[s] = EMPTY
+                epos[s] = len(empties)
+                empties.append(s)
+                h_new ^= zo[s]
+                for q, unit in updates[s]:
+                    pat[q] -= unit * o
+                captured += 1
+                last_captured = s
+                s = nxt[s]
+                if s == h:
+                    break
+            s = h
+            while True:
+                for q in nb[s]:
+                    cq = color[q]
+                    if cq in (BLACK, WHITE):
+                        plib[head[q]] += 1
+                t = nxt[s]
+                nxt[s] = s
+                head[s] = s
+                s = t
+                if s == h:
+                    break
+        if captured == 1 and csize[hp] == 1 and plib[hp] == 1:
+            self.ko = last_captured
+            self.ko_colour = o
+        else:
+            self.ko = 0
+            self.ko_colour = EMPTY
+        self.hash = h_new
+        self.to_move = o
+        self.last_move = p
+        self.passes = 0
+        return captured
+
+    # ------------------------------------------------------------------
+    # Questions the policy and the engine ask
+
+    def liberties(self, p: int, limit: int = 1 << 30) -> list[int]:
+        """The distinct liberties of the chain through ``p``, stopping after ``limit``."""
+        color, nxt = self.color, self.nxt
+        nb = self.geo.neighbours
+        found: list[int] = []
+        s = p
+        while True:
+            for q in nb[s]:
+                if color[q] == EMPTY and q not in found:
+                    found.append(q)
+                    if len(found) >= limit:
+                        return found
+            s = nxt[s]
+            if s == p:
+                return found
+
+    def chain(self, p: int) -> list[int]:
+        """The stones of the chain through ``p``."""
+        nxt = self.nxt
+        stones = [p]
+        s = nxt[p]
+        while s != p:
+            stones.append(s)
+            s = nxt[s]
+        return stones
+
+    def area_score(self) -> int:
+        """Black's area minus White's (Tromp-Taylor: stones plus enclosed empty regions)."""
+        color = self.color
+        nb = self.geo.neighbours
+        score = color.count(BLACK) - color.count(WHITE)
+        seen: set[int] = set()
+        for start in self.empties:
+            if start in seen:
+                continue
+            seen.add(start)
+            region = [start]
+            borders = 0
+            for s in region:
+                for q in nb[s]:
+                    cq = color[q]
+                    if cq == EMPTY:
+                        if q not in seen:
+                            seen.add(q)
+                            region.append(q)
+                    elif cq != BORDER:
+                        borders |= cq
+            if borders == BLACK:
+                score += len(region)
+            elif borders == WHITE:
+                score -= len(region)
+        return score
+
+    def ascii(self) -> str:
+        """A small diagram (row 1 at the bottom) for debugging and tests."""
+        size = self.geo.size
+        lines = []
+        for row in range(size - 1, -1, -1):
+            cells = (self.color[self.geo.index((row, col))] for col in range(size))
+            lines.append(" ".join(".XO#"[c] for c in cells))
+        return "\n".join(lines)
+
+
+def score_terminal(board: FastBoard) -> int:
+    """Black minus White area for a played-out position (Tromp-Taylor).
+
+    Cheaper than :meth:`FastBoard.area_score` where it matters: a played-out
+    position has mostly single-point eyes, which are settled by looking at
+    their four neighbours; only larger empty regions are flood-filled.
+    """
+    color = board.color
+    nb = board.geo.neighbours
+    score = color.count(BLACK) - color.count(WHITE)
+    seen: set[int] | None = None
+    for p in board.empties:
+        a, b, d, e = nb[p]
+        ca = color[a]
+        cb = color[b]
+        cd = color[d]
+        ce = color[e]
+        if ca and cb and cd and ce:
+            mask = ((1 << ca) | (1 << cb) | (1 << cd) | (1 << ce)) & 0b0110
+            if mask == 0b0010:
+                score += 1
+            elif mask == 0b0100:
+                score -= 1
+            continue
+        if seen is None:
+            seen = set()
+        elif p in seen:
+            continue
+        seen.add(p)
+        region = [p]
+        borders = 0
+        for s in region:
+            for q in nb[s]:
+                cq = color[q]
+                if cq == EMPTY:
+                    if q not in seen:
+                        seen.add(q)
+                        region.append(q)
+                elif cq != BORDER:
+                    borders |= cq
+        if borders == BLACK:
+            score += len(region)
+        elif borders == WHITE:
+            score -= len(region)
+    return score

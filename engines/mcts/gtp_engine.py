@@ -1,0 +1,614 @@
+"""The sample engine's GTP front end: game state, command handlers, thinking in slices.
+
+Owns the real game (a ``gtp.board.Board`` with simple ko and no suicide, plus
+komi, setup stones and the clocks) and maps every GTP command the engine
+supports onto it and onto :class:`~engines.mcts.search.Search`.  The search
+runs in slices of a few milliseconds with a trio checkpoint between them, so
+``quit`` (checked between slices) and the end of input (which cancels the
+handler) are honoured within a fraction of a second even during a long
+``genmove``.
+
+Scoring and statuses (``final_score``, ``final_status_list``,
+``kgs-genmove_cleanup``) come from the ownership that a search of the
+current position collects: a chain is dead when the playouts mostly end with
+its points in the opponent's area, in seki when its fate is open and it shares
+a liberty with an opponent chain in the same state.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Iterable
+from importlib import metadata
+from typing import Final, Literal
+
+import attrs
+import trio
+
+from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard, geometry
+from engines.mcts.search import RESIGN, Decision, Search, SearchConfig
+from engines.mcts.timecontrol import Clock, TimeSettings
+from gtp.board import Board, IllegalMove, KoRule, fixed_handicap_points, format_score
+from gtp.handicap import max_fixed_handicap
+from gtp.server import GtpFailure, GtpServer, Handler
+from gtp.vertex import (
+    MAX_BOARD_SIZE,
+    MIN_BOARD_SIZE,
+    Colour,
+    Point,
+    format_vertex,
+    parse_vertex,
+)
+
+ENGINE_NAME: Final = "arena-mcts"
+SLICE_SECONDS: Final = 0.02  # search time between two checkpoints
+FALLBACK_MOVE_TIME: Final = 5.0  # seconds, when neither playouts nor time limit a move
+STATUS_THRESHOLD: Final = 0.3  # |ownership| below this: the chain's fate is open
+_FLOAT_RE: Final = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_FLOAT32_MAX: Final = 3.4028234663852886e38
+
+HandicapCompensation = Literal["full", "short", "none"]
+Status = Literal["alive", "dead", "seki"]
+
+
+def engine_version() -> str:
+    try:
+        return metadata.version("gtp-arena")
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
+@attrs.frozen
+class EngineOptions:
+    """Everything the command line sets."""
+
+    search: SearchConfig = attrs.field(factory=SearchConfig)
+    playouts: int = 1000  # simulations per move; 0: time decides
+    seed: int = 0
+    move_time: float = 0.0  # seconds per move without time settings (0: playouts decide)
+    max_move_time: float = 30.0  # cap under time settings
+    time_share: float = 0.1  # most of the remaining main time one move may take
+    ownership_playouts: int = 500  # simulations behind final_score / final_status_list
+    handicap_compensation: HandicapCompensation = "full"
+
+    def __attrs_post_init__(self) -> None:
+        if self.playouts < 0 or self.ownership_playouts < 1:
+            raise ValueError("playouts must not be negative, ownership playouts at least 1")
+        if self.move_time < 0 or self.max_move_time <= 0 or not 0 < self.time_share <= 1:
+            raise ValueError("move times must be positive and time_share in (0, 1]")
+        if self.handicap_compensation not in ("full", "short", "none"):
+            raise ValueError(f"unknown handicap compensation {self.handicap_compensation!r}")
+
+
+def _code(colour: Colour) -> int:
+    return BLACK if colour is Colour.BLACK else WHITE
+
+
+def _parse_int(text: str) -> int:
+    if not (text.isascii() and text.isdigit()):
+        raise GtpFailure(f"not an integer: {text!r}")
+    return int(text)
+
+
+def _parse_number(text: str) -> float:
+    if not _FLOAT_RE.fullmatch(text):
+        raise GtpFailure(f"not a number: {text!r}")
+    value = float(text)
+    if not math.isfinite(value) or abs(value) > _FLOAT32_MAX:
+        raise GtpFailure(f"number out of range: {text!r}")
+    return value
+
+
+def _parse_colour(args: tuple[str, ...]) -> Colour:
+    if len(args) != 1:
+        raise GtpFailure("expected a colour")
+    return Colour.parse(args[0])
+
+
+@attrs.define
+class MctsEngine:
+    """One engine process's state; :func:`build_server` exposes it over GTP."""
+
+    options: EngineOptions = attrs.field(factory=EngineOptions)
+    server: GtpServer | None = None
+    _board: Board = attrs.field(init=False)
+    _komi: float = attrs.field(init=False, default=7.5)
+    _setup: list[Point] = attrs.field(init=False, factory=list)
+    _search: Search = attrs.field(init=False)
+    _clock: Clock = attrs.field(init=False)
+    _cpu_seconds: float = attrs.field(init=False, default=0.0)
+    _explanation: str = attrs.field(init=False, default="")
+    _status_cache: tuple[object, dict[Point, Status]] | None = attrs.field(init=False, default=None)
+
+    def __attrs_post_init__(self) -> None:
+        self._board = Board(9, ko_rule=KoRule.SIMPLE)
+        self._search = Search(self.options.search, self.options.seed)
+        self._clock = Clock(share=self.options.time_share, cap=self.options.max_move_time)
+
+    @property
+    def board(self) -> Board:
+        return self._board
+
+    @property
+    def size(self) -> int:
+        return self._board.size
+
+    # ------------------------------------------------------------------
+    # Setting up
+
+    def boardsize(self, args: tuple[str, ...]) -> str:
+        if len(args) != 1:
+            raise GtpFailure("expected one integer")
+        size = _parse_int(args[0])
+        if not MIN_BOARD_SIZE <= size <= MAX_BOARD_SIZE:
+            raise GtpFailure("unacceptable size")
+        self._new_game(size)
+        return ""
+
+    def clear_board(self, args: tuple[str, ...]) -> str:
+        self._new_game(self.size)
+        return ""
+
+    def _new_game(self, size: int) -> None:
+        self._board = Board(size, ko_rule=KoRule.SIMPLE)
+        self._setup = []
+        self._explanation = ""
+        self._status_cache = None
+        self._clock.reset(self._clock.settings)
+
+    def komi(self, args: tuple[str, ...]) -> str:
+        if len(args) != 1:
+            raise GtpFailure("expected one number")
+        self._komi = _parse_number(args[0])
+        return ""
+
+    def fixed_handicap(self, args: tuple[str, ...]) -> str:
+        count = self._handicap_count(args)
+        try:
+            points = fixed_handicap_points(self.size, count)
+        except ValueError:
+            raise GtpFailure("invalid number of stones") from None
+        self._place_handicap(points)
+        return " ".join(format_vertex(p, self.size) for p in points)
+
+    def place_free_handicap(self, args: tuple[str, ...]) -> str:
+        count = self._handicap_count(args)
+        size = self.size
+        limit = max_fixed_handicap(size)
+        if limit:
+            points = fixed_handicap_points(size, min(count, limit))
+        else:
+            near = 1 if size >= 5 else 0
+            far = size - 1 - near
+            middle = size // 2
+            spread = [(near, near), (far, far), (far, near), (near, far), (middle, middle)]
+            points = list(dict.fromkeys(spread))[: min(count, size * size - 1)]
+            if len(points) < 2:
+                raise GtpFailure("invalid number of stones")
+        self._place_handicap(points)
+        return " ".join(format_vertex(p, self.size) for p in points)
+
+    def set_free_handicap(self, args: tuple[str, ...]) -> str:
+        size = self.size
+        points: list[Point] = []
+        for word in args:
+            point = parse_vertex(word, size)
+            if point is None:
+                raise GtpFailure("bad vertex list: pass is not a stone")
+            if point in points:
+                raise GtpFailure("bad vertex list: repeated vertex")
+            points.append(point)
+        if not 2 <= len(points) < size * size:
+            raise GtpFailure("bad vertex list: wrong number of stones")
+        self._place_handicap(points)
+        return ""
+
+    def _handicap_count(self, args: tuple[str, ...]) -> int:
+        if len(args) != 1:
+            raise GtpFailure("expected one integer")
+        count = _parse_int(args[0])
+        if not self._board.is_empty() or self._board.moves_played:
+            raise GtpFailure("board not empty")
+        if count < 2 or count >= self.size * self.size:
+            raise GtpFailure("invalid number of stones")
+        return count
+
+    def _place_handicap(self, points: list[Point]) -> None:
+        if not self._board.is_empty() or self._board.moves_played:
+            raise GtpFailure("board not empty")
+        try:
+            self._board.place_handicap(points)
+        except ValueError as exc:
+            raise GtpFailure(f"bad vertex list: {exc}") from None
+        self._setup = list(points)
+        self._status_cache = None
+
+    # ------------------------------------------------------------------
+    # Playing
+
+    def play(self, args: tuple[str, ...]) -> str:
+        if len(args) != 2:
+            raise GtpFailure("expected a colour and a vertex")
+        colour = Colour.parse(args[0])
+        point = parse_vertex(args[1], self.size)
+        try:
+            self._board.play(colour, point)
+        except IllegalMove:
+            raise GtpFailure("illegal move") from None
+        self._status_cache = None
+        return ""
+
+    def undo(self, args: tuple[str, ...]) -> str:
+        try:
+            self._board.undo()
+        except ValueError:
+            raise GtpFailure("cannot undo") from None
+        self._status_cache = None
+        return ""
+
+    async def genmove(self, args: tuple[str, ...]) -> str:
+        colour = _parse_colour(args)
+        return await self._generate(colour, cleanup=False, allow_claim=False)
+
+    async def genmove_cleanup(self, args: tuple[str, ...]) -> str:
+        colour = _parse_colour(args)
+        return await self._generate(colour, cleanup=True, allow_claim=False)
+
+    async def genmove_ex(self, args: tuple[str, ...]) -> str:
+        if not args:
+            return "claim"
+        colour = Colour.parse(args[0])
+        return await self._generate(colour, cleanup=False, allow_claim="claim" in args[1:])
+
+    async def _generate(self, colour: Colour, *, cleanup: bool, allow_claim: bool) -> str:
+        cpu_start = time.process_time()
+        wall_start = time.perf_counter()
+        try:
+            decision = await self._think(colour, cleanup=cleanup)
+        finally:
+            self._cpu_seconds += time.process_time() - cpu_start
+        self._clock.spent(colour, time.perf_counter() - wall_start)
+        if allow_claim and decision.claim and decision.move != RESIGN:
+            self._explanation = self._explain(colour, decision, "claim")
+            return "claim"
+        if decision.move == RESIGN:
+            self._explanation = self._explain(colour, decision, "resign")
+            return "resign"
+        point = None if decision.move == PASS else self._geo_point(decision.move)
+        self._board.play(colour, point)  # legal by construction; a bug if not
+        self._status_cache = None
+        answer = format_vertex(point, self.size)
+        self._explanation = self._explain(colour, decision, answer)
+        return answer
+
+    def _geo_point(self, index: int) -> Point:
+        return geometry(self.size).point(index)
+
+    async def _think(self, colour: Colour, *, cleanup: bool) -> Decision:
+        fast, history, moves = self._fast_position(colour)
+        komi = self._effective_komi()
+        search = self._search
+        if not cleanup and self._opponent_passed(colour):
+            margin = fast.area_score() - komi
+            if (margin > 0) == (colour is Colour.BLACK) and margin != 0:
+                search.set_position(
+                    fast, komi, history=history, setup_key=tuple(self._setup), moves=moves
+                )
+                return Decision(PASS, 1.0, search.root_visits, (), False)
+        search.track_ownership = cleanup
+        search.set_position(fast, komi, history=history, setup_key=tuple(self._setup), moves=moves)
+        budget = self._clock.budget(colour, len(fast.empties))
+        if budget is None and self.options.move_time > 0:
+            budget = self.options.move_time
+        if budget is None and self.options.playouts == 0:
+            budget = FALLBACK_MOVE_TIME
+        await self._run(search, self.options.playouts, budget)
+        decision = search.decide(allow_resign=not cleanup)
+        if cleanup and decision.move == PASS:
+            decision = self._cleanup_move(search, fast, decision)
+        return decision
+
+    def _cleanup_move(self, search: Search, fast: FastBoard, decision: Decision) -> Decision:
+        """Don't pass while opponent stones the playouts capture are on the board."""
+        ownership = search.ownership()
+        them = 3 - fast.to_move
+        sign = 1 if them == BLACK else -1
+        dead = [p for p, v in ownership.items() if fast.color[p] == them and v * sign < -0.5]
+        if not dead:
+            return decision
+        for stats in search.root_stats():
+            if stats.move not in (PASS, RESIGN):
+                return Decision(
+                    stats.move, stats.win_rate, decision.root_visits, (stats.move,), False
+                )
+        return decision
+
+    async def _run(self, search: Search, playouts: int, budget: float | None) -> int:
+        """Simulate until the playouts are done or the budget is spent, in slices."""
+        deadline = None if budget is None else time.perf_counter() + budget
+        done = 0
+        batch = 4
+        server = self.server
+        while True:
+            if playouts and done >= playouts:
+                break
+            now = time.perf_counter()
+            if deadline is not None and now >= deadline:
+                break
+            if server is not None and server.quit_requested:
+                break
+            count = batch if not playouts else min(batch, playouts - done)
+            search.simulate(count)
+            done += count
+            elapsed = time.perf_counter() - now
+            # aim each slice at SLICE_SECONDS, growing by at most a factor of two
+            wanted = int(count * SLICE_SECONDS / max(elapsed, 1e-6))
+            batch = max(1, min(wanted, 2 * count))
+            await trio.sleep(0)
+        return done
+
+    def _opponent_passed(self, colour: Colour) -> bool:
+        moves = self._board.moves
+        return bool(moves) and moves[-1][0] is colour.opponent and moves[-1][1] is None
+
+    def _effective_komi(self) -> float:
+        handicap = len(self._setup)
+        compensation = self.options.handicap_compensation
+        if handicap and compensation == "full":
+            return self._komi + handicap
+        if handicap and compensation == "short":
+            return self._komi + handicap - 1
+        return self._komi
+
+    def _fast_position(self, to_move: Colour) -> tuple[FastBoard, set[int], list[tuple[int, int]]]:
+        """The game replayed on a fast board, its position hashes and its plays."""
+        fast = FastBoard(self.size)
+        geo = fast.geo
+        fast.setup(black=[geo.index(p) for p in self._setup])
+        history = {fast.hash}
+        plays: list[tuple[int, int]] = []
+        for colour, point in self._board.moves:
+            code = _code(colour)
+            index = PASS if point is None else geo.index(point)
+            fast.play(index, code)
+            history.add(fast.hash)
+            plays.append((code, index))
+        fast.to_move = _code(to_move)
+        return fast, history, plays
+
+    def _explain(self, colour: Colour, decision: Decision, answer: str) -> str:
+        pv = " ".join(self._spell(m) for m in decision.principal_variation)
+        text = (
+            f"{answer}: win rate {100 * decision.win_rate:.1f}% for {colour.gtp_name},"
+            f" {decision.root_visits} root visits"
+        )
+        if pv:
+            text += f"; pv {pv}"
+        return text
+
+    def _spell(self, move: int) -> str:
+        if move == PASS:
+            return "pass"
+        if move == RESIGN:
+            return "resign"
+        return format_vertex(self._geo_point(move), self.size)
+
+    # ------------------------------------------------------------------
+    # Scoring
+
+    async def statuses(self) -> dict[Point, Status]:
+        """The status of every stone, from the ownership of a fresh search."""
+        key = (self.size, self._board.zobrist_hash, self._board.moves_played, self._komi)
+        if self._status_cache is not None and self._status_cache[0] == key:
+            return self._status_cache[1]
+        moves = self._board.moves
+        to_move = moves[-1][0].opponent if moves else (
+            Colour.WHITE if self._setup else Colour.BLACK
+        )
+        fast, _history, _plays = self._fast_position(to_move)
+        fast.passes = 0  # play the position out, dead stones included
+        config = attrs.evolve(self.options.search, reuse_tree=False, noise_fraction=0.0)
+        search = Search(config, self.options.seed)
+        search.track_ownership = True
+        search.set_position(fast, self._effective_komi())
+        await self._run(search, self.options.ownership_playouts, None)
+        result = classify_chains(fast, search.ownership())
+        self._status_cache = (key, result)
+        return result
+
+    async def final_score(self, args: tuple[str, ...]) -> str:
+        statuses = await self.statuses()
+        fast = FastBoard(self.size)
+        geo = fast.geo
+        alive = {p for p, status in statuses.items() if status != "dead"}
+        fast.setup(
+            black=[geo.index(p) for p in self._board.stones(Colour.BLACK) if p in alive],
+            white=[geo.index(p) for p in self._board.stones(Colour.WHITE) if p in alive],
+        )
+        white_margin = self._effective_komi() - fast.area_score()
+        return format_score(white_margin)
+
+    async def final_status_list(self, args: tuple[str, ...]) -> str:
+        if len(args) != 1 or args[0] not in ("alive", "dead", "seki"):
+            raise GtpFailure("expected alive, dead or seki")
+        wanted = args[0]
+        statuses = await self.statuses()
+        size = self.size
+        chains = _chains(self._board, [p for p, s in statuses.items() if s == wanted])
+        return "\n".join(" ".join(format_vertex(p, size) for p in chain) for chain in chains)
+
+    # ------------------------------------------------------------------
+    # Time
+
+    def time_settings(self, args: tuple[str, ...]) -> str:
+        if len(args) != 3:
+            raise GtpFailure("expected three integers")
+        main, byo, stones = (_parse_int(a) for a in args)
+        self._clock.reset(TimeSettings.from_gtp(main, byo, stones))
+        return ""
+
+    def time_left(self, args: tuple[str, ...]) -> str:
+        if len(args) != 3:
+            raise GtpFailure("expected a colour and two integers")
+        colour = Colour.parse(args[0])
+        seconds = _parse_int(args[1])
+        stones = _parse_int(args[2])
+        self._clock.time_left(colour, seconds, stones)
+        return ""
+
+    def kgs_time_settings(self, args: tuple[str, ...]) -> str:
+        if not args:
+            raise GtpFailure("expected a time system")
+        system = args[0]
+        numbers = [_parse_number(a) for a in args[1:]]
+        if any(n < 0 for n in numbers):
+            raise GtpFailure("times must not be negative")
+        expected = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
+        if system not in expected or len(numbers) != expected[system]:
+            raise GtpFailure("expected none, absolute M, byoyomi M P N or canadian M B S")
+        if system == "none":
+            settings = TimeSettings("none")
+        elif system == "absolute":
+            settings = TimeSettings("absolute", numbers[0])
+        elif system == "byoyomi":
+            main, period, periods = numbers
+            if periods == 0 or period == 0:
+                settings = TimeSettings("absolute", main)
+            else:
+                settings = TimeSettings("byoyomi", main, period, periods=int(periods))
+        else:
+            main, period, stones = numbers
+            if stones == 0:
+                settings = TimeSettings("absolute", main) if period == 0 else TimeSettings("none")
+            else:
+                settings = TimeSettings("canadian", main, period, stones=int(stones))
+        self._clock.reset(settings)
+        return ""
+
+    # ------------------------------------------------------------------
+    # Display and Gomill extensions
+
+    def showboard(self, args: tuple[str, ...]) -> str:
+        return "\n" + self._board.ascii()
+
+    def describe_engine(self, args: tuple[str, ...]) -> str:
+        o = self.options
+        lines = [
+            f"{ENGINE_NAME} {engine_version()}",
+            f"seed {o.seed}",
+            f"playouts {o.playouts}",
+            f"move_time {o.move_time:g}",
+            f"max_move_time {o.max_move_time:g}",
+            f"time_share {o.time_share:g}",
+            f"time_settings {self._clock.describe()}",
+            f"ownership_playouts {o.ownership_playouts}",
+            f"handicap_compensation {o.handicap_compensation}",
+        ]
+        lines.extend(f"{name} {value}" for name, value in attrs.asdict(o.search).items())
+        return "\n".join(lines)
+
+    def cpu_time(self, args: tuple[str, ...]) -> str:
+        return f"{self._cpu_seconds:.3f}"
+
+    def explain_last_move(self, args: tuple[str, ...]) -> str:
+        return self._explanation
+
+
+def classify_chains(board: FastBoard, ownership: dict[int, float]) -> dict[Point, Status]:
+    """Alive, dead or seki for every stone, from per-point ownership (+1 Black, -1 White).
+
+    Dead: the chain's points mostly end in the opponent's area.  Seki: a chain
+    that is not dead shares a liberty with an opponent chain that is not dead
+    either, and the playouts leave that liberty to nobody (neither side fills
+    it: the playout policy refuses self-ataris).
+    """
+    geo = board.geo
+    color = board.color
+    verdict: dict[int, float] = {}  # chain head -> ownership from the chain's side
+    heads: dict[int, list[int]] = {}
+    for p in geo.points:
+        c = color[p]
+        if c in (BLACK, WHITE):
+            heads.setdefault(board.head[p], []).append(p)
+    for h, stones in heads.items():
+        sign = 1.0 if color[h] == BLACK else -1.0
+        verdict[h] = sign * sum(ownership.get(p, 0.0) for p in stones) / len(stones)
+    living = {h for h, v in verdict.items() if v > -STATUS_THRESHOLD}
+    result: dict[Point, Status] = {}
+    for h, stones in heads.items():
+        status: Status
+        if h not in living:
+            status = "dead"
+        elif _shares_open_liberty(board, h, living, ownership):
+            status = "seki"
+        else:
+            status = "alive"
+        for p in stones:
+            result[geo.point(p)] = status
+    return result
+
+
+def _shares_open_liberty(
+    board: FastBoard, h: int, living: set[int], ownership: dict[int, float]
+) -> bool:
+    nb = board.geo.neighbours
+    colour = board.color[h]
+    for lib in board.liberties(h):
+        if abs(ownership.get(lib, 0.0)) >= STATUS_THRESHOLD:
+            continue
+        for q in nb[lib]:
+            if board.color[q] == 3 - colour and board.head[q] in living:
+                return True
+    return False
+
+
+def _chains(board: Board, points: Iterable[Point]) -> list[list[Point]]:
+    """Group points into chains of the same colour, each sorted, in board order."""
+    remaining = set(points)
+    chains: list[list[Point]] = []
+    for start in sorted(remaining, key=lambda p: (p[0], p[1])):
+        if start not in remaining:
+            continue
+        colour = board.get(start)
+        chain = [start]
+        remaining.discard(start)
+        for row, col in chain:
+            for q in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1)):
+                if q in remaining and board.get(q) == colour:
+                    remaining.discard(q)
+                    chain.append(q)
+        chains.append(sorted(chain))
+    return chains
+
+
+def build_server(engine: MctsEngine) -> GtpServer:
+    """A GTP server with every command of the engine registered."""
+    server = GtpServer(ENGINE_NAME, engine_version())
+    engine.server = server
+    handlers: dict[str, Handler] = {
+        "boardsize": engine.boardsize,
+        "clear_board": engine.clear_board,
+        "komi": engine.komi,
+        "play": engine.play,
+        "genmove": engine.genmove,
+        "undo": engine.undo,
+        "fixed_handicap": engine.fixed_handicap,
+        "place_free_handicap": engine.place_free_handicap,
+        "set_free_handicap": engine.set_free_handicap,
+        "final_score": engine.final_score,
+        "final_status_list": engine.final_status_list,
+        "showboard": engine.showboard,
+        "time_settings": engine.time_settings,
+        "time_left": engine.time_left,
+        "kgs-time_settings": engine.kgs_time_settings,
+        "kgs-genmove_cleanup": engine.genmove_cleanup,
+        "gomill-describe_engine": engine.describe_engine,
+        "gomill-cpu_time": engine.cpu_time,
+        "gomill-explain_last_move": engine.explain_last_move,
+        "gomill-genmove_ex": engine.genmove_ex,
+    }
+    for name, handler in handlers.items():
+        server.register(name, handler)
+    return server

@@ -1,0 +1,567 @@
+"""Playout policies: play a copied position out to the end, fast.
+
+Owns the simulation ("default") policies of the search:
+
+* ``light``: uniformly random legal moves (a cyclic scan from a random start
+  over the empty-point list), never filling a point whose four neighbours are
+  all the mover's own stones or the edge.
+* ``default``: in the spirit of MoGo's simulation policy (Gelly & Silver 2011,
+  §3.5): after the opponent's move, save our chains it put in atari (capture
+  an attacker or extend when that gains liberties), capture opponent chains in
+  atari at or around it, play a 3x3 shape (hane, cut and edge patterns; see
+  :mod:`engines.mcts.patterns`) next to it, otherwise a random move.  It never
+  fills its own true eyes (a false eye may be filled) and refuses moves that
+  put one of its chains of two or more stones in atari without capturing.
+
+Both loops are written out by hand over the board's lists with every name
+bound locally: that is where the engine spends its time.  A playout mutates
+the board it is given (callers pass a copy; ``light`` does not keep the 3x3
+codes up to date) and leaves side to move, passes, ko and last move written
+back, so a test can step it one move at a time.  Score the result with
+:func:`engines.mcts.fastboard.score_terminal`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from engines.mcts.fastboard import EMPTY, PASS, FastBoard
+from engines.mcts.patterns import pattern_table, true_eye_tables
+
+Playout = Callable[[FastBoard, Callable[[], float], int], None]
+
+POLICY_NAMES: Final = ("default", "light")
+
+
+def playout_light(board: FastBoard, rnd: Callable[[], float], max_moves: int = 0) -> None:
+    """Uniform random legal moves (own eyes kept) until two passes or the move cap.
+
+    ``max_moves`` (0: the board's cap, three times the number of points) counts
+    passes too; tests use 1 to check one move at a time.
+    """
+    color = board.color
+    head = board.head
+    nxt = board.nxt
+    csize = board.csize
+    plib = board.plib
+    empties = board.empties
+    epos = board.epos
+    geo = board.geo
+    nb = geo.neighbours
+    c = board.to_move
+    ko = board.ko if board.ko_colour == c else 0
+    passes = board.passes
+    moves_left = max_moves or geo.max_playout_moves
+    n = len(empties)
+    p = PASS
+    while passes < 2 and moves_left:
+        moves_left -= 1
+        o = 3 - c
+        move = 0
+        if n:
+            i = int(rnd() * n)
+            k = n
+            while k:
+                k -= 1
+                p = empties[i]
+                i += 1
+                if i == n:
+                    i = 0
+                if p == ko:
+                    continue
+                a, b, d, e = nb[p]
+                ca = color[a]
+                cb = color[b]
+                cd = color[d]
+                ce = color[e]
+                if not (ca and cb and cd and ce):
+                    move = p
+                    break
+                if ca & cb & cd & ce & c:
+                    continue  # own eye: every neighbour is own or edge (the edge is 3)
+                # No empty neighbour: legal iff it captures or a friend keeps a liberty.
+                for q in (a, b, d, e):
+                    cq = color[q]
+                    if cq == 3:
+                        continue
+                    h = head[q]
+                    lq = plib[h]
+                    if lq > 4:
+                        full = False
+                    elif lq == 1:
+                        full = True
+                    else:
+                        full = lq == (head[a] == h) + (head[b] == h) + (head[d] == h) + (
+                            head[e] == h
+                        )
+                    if (cq == o) == full:
+                        move = p
+                        break
+                if move:
+                    break
+        if not move:
+            passes += 1
+            ko = 0
+            c = o
+            p = PASS
+            continue
+        passes = 0
+        p = move
+        n -= 1
+        j = epos[p]
+        last = empties[n]
+        empties.pop()
+        if last != p:
+            empties[j] = last
+            epos[last] = j
+        color[p] = c
+        head[p] = p
+        nxt[p] = p
+        csize[p] = 1
+        plib[p] = 0
+        libs = 0
+        hp = p
+        captured = 0
+        for q in nb[p]:
+            cq = color[q]
+            if not cq:
+                libs += 1
+            elif cq == c:
+                h = head[q]
+                plib[h] -= 1
+                if h != hp:
+                    # merge the smaller chain into the bigger one
+                    if csize[h] >= csize[hp]:
+                        big = h
+                        small = hp
+                    else:
+                        big = hp
+                        small = h
+                    s = small
+                    while True:
+                        head[s] = big
+                        s = nxt[s]
+                        if s == small:
+                            break
+                    nxt[small], nxt[big] = nxt[big], nxt[small]
+                    csize[big] += csize[small]
+                    plib[big] += plib[small]
+                    hp = big
+            elif cq == o:
+                h = head[q]
+                plib[h] -= 1
+                if not plib[h]:
+                    captured = 1  # remove it below, once every liberty is counted
+        if captured:
+            captured = 0
+            for q in nb[p]:
+                if color[q] == o and not plib[head[q]]:
+                    h = head[q]
+                    s = h
+                    while True:
+                        color[s] = EMPTY
+                        epos[s] = n
+                        empties.append(s)
+                        n += 1
+                        captured += 1
+                        s = nxt[s]
+                        if s == h:
+                            break
+                    s = h
+                    while True:
+                        for r in nb[s]:
+                            cr = color[r]
+                            if cr == 1 or cr == 2:
+                                plib[head[r]] += 1
+                        t = nxt[s]
+                        nxt[s] = s
+                        head[s] = s
+                        s = t
+                        if s == h:
+                            break
+            plib[hp] += libs
+            if captured == 1 and hp == p and plib[p] == 1:
+                # a lone stone took a lone stone and has one liberty: ko
+                for q in nb[p]:
+                    if not color[q]:
+                        ko = q
+                        break
+            else:
+                ko = 0
+        else:
+            plib[hp] += libs
+            ko = 0
+        c = o
+    _write_back(board, c, passes, ko, p)
+
+
+def _write_back(board: FastBoard, to_move: int, passes: int, ko: int, last: int) -> None:
+    """Leave the board consistent so that a playout can be resumed or inspected."""
+    board.to_move = to_move
+    board.passes = passes
+    board.ko = ko
+    board.ko_colour = to_move if ko else EMPTY
+    board.last_move = last
+
+
+def _lone_liberty(h: int, color: list[int], nxt: list[int], nb: list[tuple[int, ...]]) -> int:
+    """The liberty of chain ``h`` if it has exactly one, else 0."""
+    lib = 0
+    s = h
+    while True:
+        for q in nb[s]:
+            if not color[q] and q != lib:
+                if lib:
+                    return 0
+                lib = q
+        s = nxt[s]
+        if s == h:
+            return lib
+
+
+def _has_two_liberties(
+    h: int, color: list[int], nxt: list[int], nb: list[tuple[int, ...]], besides: int
+) -> bool:
+    """True if chain ``h`` has at least two liberties other than ``besides``."""
+    first = 0
+    s = h
+    while True:
+        for q in nb[s]:
+            if not color[q] and q != besides and q != first:
+                if first:
+                    return True
+                first = q
+        s = nxt[s]
+        if s == h:
+            return False
+
+
+def _is_legal(
+    p: int, c: int, ko: int, color: list[int], head: list[int], plib: list[int],
+    nb: list[tuple[int, ...]],
+) -> bool:
+    """Legality of an empty point ``p`` for ``c`` (ko and suicide)."""
+    if p == ko or color[p]:
+        return False
+    a, b, d, e = nb[p]
+    for q in (a, b, d, e):
+        cq = color[q]
+        if not cq:
+            return True
+        if cq == 3:
+            continue
+        h = head[q]
+        lq = plib[h]
+        if lq > 4:
+            full = False
+        else:
+            full = lq == (head[a] == h) + (head[b] == h) + (head[d] == h) + (head[e] == h)
+        if (cq != c) == full:
+            return True
+    return False
+
+
+def _big_self_atari(
+    p: int, c: int, color: list[int], head: list[int], nxt: list[int], plib: list[int],
+    csize: list[int], nb: list[tuple[int, ...]],
+) -> bool:
+    """True if ``c`` at ``p`` joins a chain left with one liberty and captures nothing."""
+    o = 3 - c
+    libs: list[int] = []
+    for q in nb[p]:
+        cq = color[q]
+        if not cq:
+            if q not in libs:
+                libs.append(q)
+        elif cq == o:
+            h = head[q]
+            lq = plib[h]
+            # a lone stone has as many pseudo-liberties as liberties
+            if lq == 1 or (lq <= 4 and csize[h] > 1 and _lone_liberty(h, color, nxt, nb) == p):
+                return False  # it captures: liberties come back
+        elif cq == c and plib[head[q]] > 8:
+            return False  # at least three distinct liberties, so two besides p
+    if len(libs) >= 2:
+        return False
+    joined = False
+    for q in nb[p]:
+        if color[q] == c:
+            joined = True
+            h = head[q]
+            s = h
+            while True:
+                for r in nb[s]:
+                    if not color[r] and r != p and r not in libs:
+                        libs.append(r)
+                        if len(libs) >= 2:
+                            return False
+                s = nxt[s]
+                if s == h:
+                    break
+    return joined
+
+
+def _saving_moves(
+    h: int, lib: int, c: int, color: list[int], head: list[int], nxt: list[int],
+    plib: list[int], nb: list[tuple[int, ...]], out: list[int],
+) -> None:
+    """Moves that save our chain ``h`` in atari at ``lib``: captures, then a useful extension."""
+    o = 3 - c
+    s = h
+    while True:
+        for q in nb[s]:
+            if color[q] == o:
+                hq = head[q]
+                if plib[hq] <= 4:
+                    their = _lone_liberty(hq, color, nxt, nb)
+                    if their and their not in out:
+                        out.append(their)
+        s = nxt[s]
+        if s == h:
+            break
+    # Extending at the liberty helps when it leaves at least two liberties.
+    gained = 0
+    for q in nb[lib]:
+        cq = color[q]
+        if not cq:
+            gained += 1
+        elif cq == c and head[q] != h and _has_two_liberties(head[q], color, nxt, nb, lib):
+            gained += 2
+    if gained >= 2:
+        out.append(lib)
+
+
+def playout_default(board: FastBoard, rnd: Callable[[], float], max_moves: int = 0) -> None:
+    """MoGo-style playout: answer the last move locally, else play at random.
+
+    After the opponent's move, in priority order: save our chains next to it
+    that are in atari; capture opponent chains in atari at or around it; play a
+    3x3 shape next to it; otherwise a random legal move that is not one of our
+    true eyes.  A candidate that turns out illegal is dropped and another drawn.
+    """
+    color = board.color
+    head = board.head
+    nxt = board.nxt
+    csize = board.csize
+    plib = board.plib
+    empties = board.empties
+    epos = board.epos
+    pat = board.pat
+    geo = board.geo
+    nb = geo.neighbours
+    around = geo.around
+    updates = geo.pattern_updates
+    shapes = pattern_table()
+    eye_tables = true_eye_tables()
+    lone_liberty = _lone_liberty
+    is_legal = _is_legal
+    self_atari = _big_self_atari
+    c = board.to_move
+    ko = board.ko if board.ko_colour == c else 0
+    passes = board.passes
+    last = board.last_move
+    moves_left = max_moves or geo.max_playout_moves
+    n = len(empties)
+    candidates: list[int] = []
+    while passes < 2 and moves_left:
+        moves_left -= 1
+        o = 3 - c
+        eyes = eye_tables[c]
+        move = 0
+        if last:
+            # A chain can only be in atari with at most 4 pseudo-liberties, and
+            # a single stone is in atari exactly when it has one.
+            # 1. our chains the last move put in atari
+            for q in nb[last]:
+                if color[q] == c:
+                    h = head[q]
+                    lq = plib[h]
+                    if lq == 1 or (lq <= 4 and csize[h] > 1):
+                        lib = lone_liberty(h, color, nxt, nb)
+                        if lib:
+                            _saving_moves(h, lib, c, color, head, nxt, plib, nb, candidates)
+            # 2. opponent chains in atari at or around the last move
+            if not candidates:
+                h = head[last]
+                lq = plib[h]
+                if lq == 1 or (lq <= 4 and csize[h] > 1):
+                    lib = lone_liberty(h, color, nxt, nb)
+                    if lib:
+                        candidates.append(lib)
+                for q in around[last]:
+                    if color[q] == o:
+                        h = head[q]
+                        lq = plib[h]
+                        if lq == 1 or (lq <= 4 and csize[h] > 1):
+                            lib = lone_liberty(h, color, nxt, nb)
+                            if lib and lib not in candidates:
+                                candidates.append(lib)
+            # 3. shapes next to the last move
+            if not candidates:
+                for q in around[last]:
+                    if not color[q]:
+                        code = pat[q]
+                        if shapes[code] and not eyes[code]:
+                            candidates.append(q)
+            while candidates:
+                i = int(rnd() * len(candidates))
+                p = candidates[i]
+                candidates[i] = candidates[-1]
+                candidates.pop()
+                if is_legal(p, c, ko, color, head, plib, nb) and not self_atari(
+                    p, c, color, head, nxt, plib, csize, nb
+                ):
+                    move = p
+                    candidates.clear()
+        if not move and n:
+            i = int(rnd() * n)
+            k = n
+            while k:
+                k -= 1
+                p = empties[i]
+                i += 1
+                if i == n:
+                    i = 0
+                if p == ko or eyes[pat[p]]:
+                    continue
+                a, b, d, e = nb[p]
+                ca = color[a]
+                cb = color[b]
+                cd = color[d]
+                ce = color[e]
+                free = (not ca) + (not cb) + (not cd) + (not ce)
+                if free >= 2:
+                    move = p
+                    break
+                if free == 0:
+                    for q in (a, b, d, e):
+                        cq = color[q]
+                        if cq == 3:
+                            continue
+                        h = head[q]
+                        lq = plib[h]
+                        if lq > 4:
+                            full = False
+                        elif lq == 1:
+                            full = True
+                        else:
+                            full = lq == (head[a] == h) + (head[b] == h) + (head[d] == h) + (
+                                head[e] == h
+                            )
+                        if (cq == o) == full:
+                            move = p
+                            break
+                    if not move:
+                        continue  # illegal
+                # Legal with at most one empty neighbour: refuse to put a chain
+                # of ours in atari (a lone stone may still be thrown in).
+                if (ca == c or cb == c or cd == c or ce == c) and self_atari(
+                    p, c, color, head, nxt, plib, csize, nb
+                ):
+                    move = 0
+                    continue
+                move = p
+                break
+        if not move:
+            passes += 1
+            ko = 0
+            c = o
+            last = PASS
+            continue
+        passes = 0
+        p = move
+        last = p
+        n -= 1
+        j = epos[p]
+        tail = empties[n]
+        empties.pop()
+        if tail != p:
+            empties[j] = tail
+            epos[tail] = j
+        color[p] = c
+        head[p] = p
+        nxt[p] = p
+        csize[p] = 1
+        plib[p] = 0
+        for q, unit in updates[p]:
+            pat[q] += unit * c
+        libs = 0
+        hp = p
+        captured = 0
+        for q in nb[p]:
+            cq = color[q]
+            if not cq:
+                libs += 1
+            elif cq == c:
+                h = head[q]
+                plib[h] -= 1
+                if h != hp:
+                    # merge the smaller chain into the bigger one
+                    if csize[h] >= csize[hp]:
+                        big = h
+                        small = hp
+                    else:
+                        big = hp
+                        small = h
+                    s = small
+                    while True:
+                        head[s] = big
+                        s = nxt[s]
+                        if s == small:
+                            break
+                    nxt[small], nxt[big] = nxt[big], nxt[small]
+                    csize[big] += csize[small]
+                    plib[big] += plib[small]
+                    hp = big
+            elif cq == o:
+                h = head[q]
+                plib[h] -= 1
+                if not plib[h]:
+                    captured = 1  # remove it below, once every liberty is counted
+        if captured:
+            captured = 0
+            for q in nb[p]:
+                if color[q] == o and not plib[head[q]]:
+                    h = head[q]
+                    s = h
+                    while True:
+                        color[s] = EMPTY
+                        epos[s] = n
+                        empties.append(s)
+                        n += 1
+                        for r, unit in updates[s]:
+                            pat[r] -= unit * o
+                        captured += 1
+                        s = nxt[s]
+                        if s == h:
+                            break
+                    s = h
+                    while True:
+                        for r in nb[s]:
+                            cr = color[r]
+                            if cr == 1 or cr == 2:
+                                plib[head[r]] += 1
+                        t = nxt[s]
+                        nxt[s] = s
+                        head[s] = s
+                        s = t
+                        if s == h:
+                            break
+            plib[hp] += libs
+            if captured == 1 and hp == p and plib[p] == 1:
+                # a lone stone took a lone stone and has one liberty: ko
+                for q in nb[p]:
+                    if not color[q]:
+                        ko = q
+                        break
+            else:
+                ko = 0
+        else:
+            plib[hp] += libs
+            ko = 0
+        c = o
+    _write_back(board, c, passes, ko, last)
+
+
+PLAYOUTS: Final[dict[str, Playout]] = {"default": playout_default, "light": playout_light}

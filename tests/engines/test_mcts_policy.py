@@ -1,0 +1,159 @@
+"""Playout policies: legal moves only, own eyes kept, local answers to the last move."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engines.mcts.fastboard import BLACK, BORDER, EMPTY, PASS, WHITE, FastBoard, score_terminal
+from engines.mcts.patterns import code_of, pattern_table, true_eye_tables
+from engines.mcts.policy import (
+    PLAYOUTS,
+    Playout,
+    _big_self_atari,
+    playout_default,
+    playout_light,
+)
+from gtp.board import Board
+from gtp.vertex import Colour
+from tests.engines.test_mcts_fastboard import assert_consistent, assert_same, fast_from
+
+COLOUR = {BLACK: Colour.BLACK, WHITE: Colour.WHITE}
+
+
+def own_eye_4(board: FastBoard, p: int, colour: int) -> bool:
+    return all(board.color[q] in (colour, BORDER) for q in board.geo.neighbours[p])
+
+
+def own_true_eye(board: FastBoard, p: int, colour: int) -> bool:
+    return bool(true_eye_tables()[colour][board.pat[p]])
+
+
+def refused_by_default(board: FastBoard, p: int, colour: int) -> bool:
+    """The default policy keeps true eyes and refuses big self-ataris."""
+    return own_true_eye(board, p, colour) or _big_self_atari(
+        p, colour, board.color, board.head, board.nxt, board.plib, board.csize, board.geo.neighbours
+    )
+
+
+@pytest.mark.parametrize(
+    ("policy", "is_own_eye"),
+    [(playout_light, own_eye_4), (playout_default, refused_by_default)],
+    ids=["light", "default"],
+)
+@pytest.mark.parametrize(("size", "seed"), [(5, 1), (7, 2), (9, 3), (9, 4), (13, 5)])
+def test_playouts_play_legal_moves_and_refuse_what_they_must(
+    policy: Playout, is_own_eye: object, size: int, seed: int
+) -> None:
+    rng = random.Random(seed)
+    fast = FastBoard(size)
+    ref = Board(size)
+    check_eye = is_own_eye
+    assert callable(check_eye)
+    for _ in range(3 * size * size):
+        if fast.passes >= 2:
+            break
+        mover = fast.to_move
+        empty_before = set(fast.empties)
+        eyes_before = {p for p in empty_before if check_eye(fast, p, mover)}
+        policy(fast, rng.random, 1)  # exactly one move
+        move = fast.last_move
+        if move == PASS:
+            # passing only when nothing but own eyes (or illegal points) is left
+            playable = [
+                p for p in empty_before if ref.is_legal(COLOUR[mover], fast.geo.point(p))
+            ]
+            assert set(playable) <= eyes_before
+            ref.play(COLOUR[mover], None)
+        else:
+            assert move in empty_before
+            assert move not in eyes_before
+            ref.play(COLOUR[mover], fast.geo.point(move))  # raises if illegal
+        assert fast.to_move == 3 - mover
+    else:
+        pytest.fail("the playout did not end")
+    assert_same(fast, ref)
+    black, white = ref.area_counts()
+    assert score_terminal(fast) == black - white
+
+
+@pytest.mark.parametrize("name", sorted(PLAYOUTS))
+def test_whole_playouts_keep_the_board_consistent(name: str) -> None:
+    rng = random.Random(11)
+    ended = 0
+    for _ in range(20):
+        board = FastBoard(9)
+        PLAYOUTS[name](board, rng.random, 0)
+        ended += board.passes == 2
+        # the light playout does not maintain the 3x3 codes (nobody reads them)
+        assert_consistent(board, patterns=name == "default")
+    # Light playouts sometimes cycle (captures inside eyes repeat) until the move cap.
+    assert ended >= (20 if name == "default" else 10)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_default_policy_extends_out_of_atari(seed: int) -> None:
+    board = fast_from(
+        """
+        . . . . . . .
+        . . . . . . .
+        . . O . . . .
+        . O X . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        to_move=WHITE,
+    )
+    geo = board.geo
+    board.play(geo.index((2, 2)), WHITE)  # C3 puts the black stone on C4 in atari
+    playout_default(board, random.Random(seed).random, 1)
+    assert board.last_move == geo.index((3, 3))  # D4, the only way out
+    assert len(board.liberties(geo.index((3, 2)))) == 3
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_default_policy_captures_next_to_the_last_move(seed: int) -> None:
+    board = fast_from(
+        """
+        . . . . . . .
+        . . . . . . .
+        . . X . . . .
+        . X O X . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """,
+        to_move=WHITE,
+    )
+    geo = board.geo
+    board.play(geo.index((2, 3)), WHITE)  # D3, diagonal to the white stone in atari on C4
+    playout_default(board, random.Random(seed).random, 1)
+    assert board.last_move == geo.index((2, 2))  # C3 captures
+    assert board.color[geo.index((3, 2))] == EMPTY
+
+
+def test_shape_table_knows_a_hane_and_ignores_empty_space() -> None:
+    table = pattern_table()
+    empty = [EMPTY] * 8
+    assert not table[code_of(empty)]
+    # up-left own, up opponent, up-right own: "hane, both sides held"
+    hane = [BLACK, WHITE, BLACK, EMPTY, EMPTY, EMPTY, EMPTY, EMPTY]
+    assert table[code_of(hane)]
+    # the same with the colours swapped and turned upside down
+    turned = [EMPTY, EMPTY, EMPTY, EMPTY, EMPTY, WHITE, BLACK, WHITE]
+    assert table[code_of(turned)]
+
+
+def test_true_eye_table() -> None:
+    black_eyes, white_eyes = true_eye_tables()[BLACK], true_eye_tables()[WHITE]
+    centre = [EMPTY, BLACK, EMPTY, BLACK, BLACK, EMPTY, BLACK, EMPTY]
+    assert black_eyes[code_of(centre)]
+    assert not white_eyes[code_of(centre)]
+    one_bad_diagonal = [WHITE, BLACK, EMPTY, BLACK, BLACK, EMPTY, BLACK, EMPTY]
+    assert black_eyes[code_of(one_bad_diagonal)]
+    two_bad_diagonals = [WHITE, BLACK, EMPTY, BLACK, BLACK, EMPTY, BLACK, WHITE]
+    assert not black_eyes[code_of(two_bad_diagonals)]  # a false eye
+    edge = [BORDER, BORDER, BORDER, BLACK, BLACK, WHITE, BLACK, EMPTY]
+    assert not black_eyes[code_of(edge)]  # on the edge one bad diagonal is enough
