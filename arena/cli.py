@@ -15,13 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-import trio
-
 from arena.competition import Competition, load_competition
 from arena.control import CompetitionConfig, ControlFileError, load_control_file
-from arena.events import RunState
+from arena.errors import RunError
 from arena.export import EXPORT_FORMATS, export_command
-from arena.ringmaster import RunError, RunOptions, check_players, report_text
+from arena.reports import competition_report
 from arena.state import CompetitionFiles, CompetitionLocked, StateError, is_running, read_state
 from arena.state import reset as reset_files
 
@@ -159,10 +157,10 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
             print(f"reset {files.code!r}: removed {len(removed)} file(s)")
         return EXIT_OK
     if action == "show":
-        sys.stdout.write(report_text(_load_results(config)))
+        sys.stdout.write(competition_report(_load_results(config).snapshot()))
         return EXIT_OK
     if action == "report":
-        text = report_text(_load_results(config))
+        text = competition_report(_load_results(config).snapshot())
         files.report.write_text(text, encoding="utf-8")
         if not options.quiet:
             print(f"wrote {files.report}")
@@ -170,6 +168,13 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
     if action == "export":
         export_command(files, options.format, options.output)
         return EXIT_OK
+    # The commands that run engines or follow a run need trio; the quick ones
+    # above don't import it, which keeps `arena show` fast to start.
+    import trio
+
+    from arena.events import RunState
+    from arena.ringmaster import RunOptions, check_players
+
     if action == "watch":
         from tui.watch import watch_competition
 

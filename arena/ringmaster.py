@@ -32,6 +32,7 @@ import trio
 from arena.competition import Competition, apply_entries, history_notes, make_competition
 from arena.control import CompetitionConfig
 from arena.engines import EngineProvider, StderrRoute, check_player
+from arena.errors import RunError
 from arena.events import (
     EngineWarning,
     EventSink,
@@ -59,10 +60,6 @@ from gtp.errors import EngineStartError
 from gtp.vertex import Colour, Move
 
 CMD_POLL_SECONDS: Final = 0.5
-
-
-class RunError(Exception):
-    """A run could not start or had to stop (one line for the user)."""
 
 
 @attrs.frozen
