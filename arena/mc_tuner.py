@@ -31,6 +31,7 @@ import attrs
 
 from arena.competition import PlayerCheck, register_competition_class
 from arena.control import CompetitionConfig
+from arena.playoff import GameNumbers
 from arena.results import GameJob, GameResult
 from arena.settings import PlayerConfig, Where
 from arena.state import StateError
@@ -57,31 +58,6 @@ from gtp.vertex import Colour
 __all__ = ["McTuner", "McTunerSettings", "tuner_settings"]
 
 
-@attrs.define
-class _GameNumbers:
-    """Which game numbers are finished or in progress (finished ones as 'all below k' + a few)."""
-
-    finished_below: int = 0
-    finished_above: set[int] = attrs.Factory(set)
-    issued: set[int] = attrs.Factory(set)
-
-    def is_finished(self, number: int) -> bool:
-        return number < self.finished_below or number in self.finished_above
-
-    def finish(self, number: int) -> None:
-        self.issued.discard(number)
-        self.finished_above.add(number)
-        while self.finished_below in self.finished_above:
-            self.finished_above.remove(self.finished_below)
-            self.finished_below += 1
-
-    def next_free(self) -> int:
-        number = self.finished_below
-        while number in self.finished_above or number in self.issued:
-            number += 1
-        return number
-
-
 @attrs.frozen
 class _Running:
     path: TreePath
@@ -106,7 +82,7 @@ class McTuner:
         self.settings = tuner_settings(config)
         self.space = self.settings.space
         self._tree = self._new_tree(virtual_loss)
-        self._numbers = _GameNumbers()
+        self._numbers = GameNumbers()
         self._running: dict[str, _Running] = {}
         self._players: dict[TreePath, PlayerConfig] = {}
         self._described: dict[TreePath, tuple[str, ...]] = {}
@@ -307,7 +283,7 @@ class McTuner:
                 raise TypeError("fixed settings are not an object")
             self._check_changes(fixed)
             root = Node.from_json(state["tree"], self.space.branching)
-            numbers = _GameNumbers(
+            numbers = GameNumbers(
                 int(state["finished_below"]), {int(n) for n in state["finished_above"]}
             )
             void_games = int(state["void_games"])

@@ -141,8 +141,8 @@ class MatchupTally:
 
 
 @attrs.define
-class _Numbers:
-    """Which game numbers of a matchup are finished or in progress."""
+class GameNumbers:
+    """Which game numbers of a matchup (or a tuner) are finished or in progress."""
 
     finished_below: int = 0  # every number below this is finished
     finished_above: set[int] = attrs.Factory(set)
@@ -207,7 +207,9 @@ class Playoff:
         self._tallies: dict[str, MatchupTally] = {
             m.id: MatchupTally(m.player_1, m.player_2) for m in config.playoff.matchups
         }
-        self._numbers: dict[str, _Numbers] = {m.id: _Numbers() for m in config.playoff.matchups}
+        self._numbers: dict[str, GameNumbers] = {
+            m.id: GameNumbers() for m in config.playoff.matchups
+        }
         self._engines: dict[str, str] = {}
         self._pairs: dict[str, PairCounter] = {}
         self._sprt: dict[str, SprtOutcome] = {}  # matchups whose SPRT has decided (they stop)
@@ -303,7 +305,7 @@ class Playoff:
                 f"result for game {result.game_id} has players {result.black}, {result.white};"
                 f" matchup {matchup_id} is {tally.player_1} v {tally.player_2}"
             )
-        numbers = self._numbers.setdefault(matchup_id, _Numbers())
+        numbers = self._numbers.setdefault(matchup_id, GameNumbers())
         if numbers.is_finished(number):
             numbers.issued.discard(number)
             return False
@@ -390,10 +392,10 @@ class Playoff:
             matchups = state["matchups"]
             engines = state.get("engines", {})
             tallies: dict[str, MatchupTally] = {}
-            numbers: dict[str, _Numbers] = {}
+            numbers: dict[str, GameNumbers] = {}
             for matchup_id, data in matchups.items():
                 tallies[matchup_id] = MatchupTally.from_json(data["tally"])
-                numbers[matchup_id] = _Numbers(
+                numbers[matchup_id] = GameNumbers(
                     int(data["finished_below"]), {int(n) for n in data["finished_above"]}
                 )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -415,7 +417,7 @@ class Playoff:
                     matchup.player_1, matchup.player_2, void_games=tally.void_games
                 )
             tallies[matchup.id] = tally or MatchupTally(matchup.player_1, matchup.player_2)
-            numbers.setdefault(matchup.id, _Numbers())
+            numbers.setdefault(matchup.id, GameNumbers())
         self._tallies = tallies
         self._numbers = numbers
         self._engines = {str(k): str(v) for k, v in engines.items()}
