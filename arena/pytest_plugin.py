@@ -6,7 +6,7 @@ Enable it in your ``conftest.py`` (or with ``pytest -p arena.pytest_plugin``)::
 
 and write trio tests (pytest-trio) such as::
 
-    async def test_my_engine_beats_random(arena_play_match, arena_random_player):
+    async def test_my_engine_beats_random(arena_play_match, arena_engine, arena_random_player):
         mine = arena_engine(["./my-engine", "--gtp"], code="mine", move_timeout=10)
         result = await arena_play_match(mine, arena_random_player, games=4)
         assert result.wins("mine") >= 3
