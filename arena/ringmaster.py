@@ -60,6 +60,8 @@ from gtp.errors import EngineStartError
 from gtp.vertex import Colour, Move
 
 CMD_POLL_SECONDS: Final = 0.5
+# At most one MovePlayed event per game this often (the dashboard draws at 4 Hz).
+MOVE_EVENT_SECONDS: Final = 0.05
 
 
 @attrs.frozen
@@ -125,6 +127,7 @@ class Ringmaster:
     _watchdog: Watchdog = attrs.Factory(Watchdog)
     _snapshot_at: float = -math.inf  # when the last snapshot for an event was taken
     _snapshot_cost: float = 0.0  # and how long it took (perf_counter seconds)
+    _next_move_event: dict[str, float] = attrs.Factory(dict)  # game id -> trio time
 
     def __attrs_post_init__(self) -> None:
         self.files = CompetitionFiles.for_control_file(self.config.control_path)
@@ -372,6 +375,13 @@ class Ringmaster:
         self._record(job, record)
 
     def _move_event(self, game_id: str, colour: Colour, move: Move, moves_played: int) -> None:
+        # The dashboard draws at 4 Hz: an event per move would cost more CPU than
+        # the drawing with fast engines (7,000 moves/s), so each game reports its
+        # latest move at most every MOVE_EVENT_SECONDS.
+        now = trio.current_time()
+        if now < self._next_move_event.get(game_id, -math.inf):
+            return
+        self._next_move_event[game_id] = now + MOVE_EVENT_SECONDS
         self.events.emit(MovePlayed(game_id, colour, move, moves_played))
 
     # -- recording ------------------------------------------------------------
@@ -379,6 +389,7 @@ class Ringmaster:
     def _record(self, job: GameJob, record: GameRecord) -> None:
         """SGF on disk first, then the journal and the status, then logs and events."""
         self._in_progress.pop(job.game_id, None)
+        self._next_move_event.pop(job.game_id, None)
         competition = self.competition
         if self.config.record_games:
             write_game_record(self.files, record)

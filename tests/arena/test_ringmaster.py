@@ -195,8 +195,12 @@ async def test_events_describe_the_run(tmp_path: Path) -> None:
     assert started == ["0_0", "0_1"]
     assert [e.game_id for e in finished] == ["0_0", "0_1"]
     assert finished[-1].snapshot.games_played == 2
-    moves = [e for e in events if isinstance(e, MovePlayed) and e.game_id == "0_0"]
-    assert [e.moves_played for e in moves] == list(range(1, 9))
+    # Move events are rate-limited per game: the first move is always reported,
+    # later ones in order, never beyond the game's 8 moves.
+    moves = [e.moves_played for e in events if isinstance(e, MovePlayed) and e.game_id == "0_0"]
+    assert moves[0] == 1
+    assert moves == sorted(set(moves))
+    assert moves[-1] <= 8
 
 
 async def test_engines_see_game_id_and_slot(tmp_path: Path) -> None:
