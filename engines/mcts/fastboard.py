@@ -435,30 +435,7 @@ class FastBoard:
 
     def area_score(self) -> int:
         """Black's area minus White's (Tromp-Taylor: stones plus enclosed empty regions)."""
-        color = self.color
-        nb = self.geo.neighbours
-        score = color.count(BLACK) - color.count(WHITE)
-        seen: set[int] = set()
-        for start in self.empties:
-            if start in seen:
-                continue
-            seen.add(start)
-            region = [start]
-            borders = 0
-            for s in region:
-                for q in nb[s]:
-                    cq = color[q]
-                    if cq == EMPTY:
-                        if q not in seen:
-                            seen.add(q)
-                            region.append(q)
-                    elif cq != BORDER:
-                        borders |= cq
-            if borders == BLACK:
-                score += len(region)
-            elif borders == WHITE:
-                score -= len(region)
-        return score
+        return score_terminal(self)
 
     def ascii(self) -> str:
         """A small diagram (row 1 at the bottom) for debugging and tests."""
@@ -473,9 +450,9 @@ class FastBoard:
 def score_terminal(board: FastBoard) -> int:
     """Black minus White area for a played-out position (Tromp-Taylor).
 
-    Cheaper than :meth:`FastBoard.area_score` where it matters: a played-out
-    position has mostly single-point eyes, which are settled by looking at
-    their four neighbours; only larger empty regions are flood-filled.
+    Exact for any position, and cheap where it matters: a played-out position
+    has mostly single-point eyes, which are settled by looking at their four
+    neighbours; only larger empty regions are flood-filled.
     """
     color = board.color
     nb = board.geo.neighbours
