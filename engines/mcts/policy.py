@@ -24,17 +24,29 @@ back, so a test can step it one move at a time.  Score the result with
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import Final, Protocol
 
 from engines.mcts.fastboard import EMPTY, PASS, FastBoard
 from engines.mcts.patterns import pattern_table, true_eye_tables
 
-Playout = Callable[[FastBoard, Callable[[], float], int], None]
+
+class Playout(Protocol):
+    """A playout policy: plays ``board`` out in place (see the module docstring)."""
+
+    def __call__(
+        self,
+        board: FastBoard,
+        rnd: Callable[[], float],
+        max_moves: int = 0,
+        amaf: bytearray | None = None,
+    ) -> None: ...
 
 POLICY_NAMES: Final = ("default", "light")
 
 
-def playout_light(board: FastBoard, rnd: Callable[[], float], max_moves: int = 0) -> None:
+def playout_light(
+    board: FastBoard, rnd: Callable[[], float], max_moves: int = 0, amaf: bytearray | None = None
+) -> None:
     """Uniform random legal moves (own eyes kept) until two passes or the move cap.
 
     ``max_moves`` (0: the board's cap, three times the number of points) counts
@@ -116,6 +128,8 @@ def playout_light(board: FastBoard, rnd: Callable[[], float], max_moves: int = 0
             empties[j] = last
             epos[last] = j
         color[p] = c
+        if amaf is not None:
+            amaf[p] |= c
         head[p] = p
         nxt[p] = p
         csize[p] = 1
@@ -332,13 +346,19 @@ def _saving_moves(
         out.append(lib)
 
 
-def playout_default(board: FastBoard, rnd: Callable[[], float], max_moves: int = 0) -> None:
+def playout_default(
+    board: FastBoard, rnd: Callable[[], float], max_moves: int = 0, amaf: bytearray | None = None
+) -> None:
     """MoGo-style playout: answer the last move locally, else play at random.
 
     After the opponent's move, in priority order: save our chains next to it
     that are in atari; capture opponent chains in atari at or around it; play a
     3x3 shape next to it; otherwise a random legal move that is not one of our
     true eyes.  A candidate that turns out illegal is dropped and another drawn.
+
+    ``amaf``, when given (one byte per cell), gets the mover's colour bit
+    (BLACK = 1, WHITE = 2) OR-ed in at every point played: the all-moves-as-first
+    record RAVE needs.
     """
     color = board.color
     head = board.head
@@ -480,6 +500,8 @@ def playout_default(board: FastBoard, rnd: Callable[[], float], max_moves: int =
             empties[j] = tail
             epos[tail] = j
         color[p] = c
+        if amaf is not None:
+            amaf[p] |= c
         head[p] = p
         nxt[p] = p
         csize[p] = 1

@@ -1,26 +1,33 @@
-"""Monte Carlo tree search over :class:`~engines.mcts.fastboard.FastBoard` (pure, synchronous).
+"""Monte Carlo tree (or graph) search over :class:`~engines.mcts.fastboard.FastBoard` (pure).
 
-Owns the tree, the selection rules, expansion, backpropagation, the choice of
+Owns the simulations (descend, evaluate, back up), expansion, the choice of
 the final move (most visits, or sampled with a temperature), Dirichlet noise on
 the root priors, tree reuse between moves, resignation and claims, and the
 root statistics the GTP layer reports (win rate, principal variation,
 ownership).  No I/O and no clock: callers run :meth:`Search.simulate` in slices
-and decide when to stop (see :mod:`engines.mcts.gtp_engine`).
+and decide when to stop (see :mod:`engines.mcts.gtp_engine`).  The nodes and
+the selection rules live in :mod:`engines.mcts.tree`, prior knowledge in
+:mod:`engines.mcts.priors`, worker processes in :mod:`engines.mcts.parallel`.
 
-The tree is a tree of positions reached by moves from the root.  A node is
-created the first time its move is selected (children are created lazily from
-an ``untried`` list), and a node lists its own moves (is *expanded*) once it
-has been visited ``expand_threshold`` times; until then a simulation that
-reaches it plays out from there.  A node's ``wins`` count the simulations won
-by the player who made its move, so selection at a node compares
-``wins / visits`` of its children directly (the perspective alternates with
-every ply, passes included).
+A node is expanded (lists its moves) once it has been visited
+``expand_threshold`` times; until then a simulation that reaches it plays out
+from there.  Plain UCT and PUCT create children lazily, one per selection;
+RAVE, priors and graph search create them all at expansion.
 
-Selection is pluggable: a :class:`Selector` picks the child to follow.  UCT
-(UCB1, Gelly & Silver 2011 eq. 7-8) and PUCT (AlphaZero/KataGo style, prior
-times sqrt(N) / (1 + n)) are provided; the root priors are uniform until a
-later issue brings heuristic priors, RAVE and graph search (the node keeps
-room for AMAF statistics; add slots, not a new tree).
+**RAVE** (Gelly & Silver 2011, §4): every simulation records, per colour, the
+points that colour played from the root to the end of the playout.  Walking
+back up the path, each node's children get an AMAF update when the player to
+move at that node played their point at that node or later in the simulation
+(each point once per simulation, for the player who played it).
+
+**Graph search** (seed 004): positions are shared through a table keyed by the
+Zobrist hash, the side to move, the simple-ko point and the count of
+consecutive passes, which is everything legality and the end of the game depend
+on inside the search (simple ko applies below the root).  A position that
+repeats one of the game's real positions is never shared, a simulation that
+meets a position already on its own path stops there (a cycle), and the
+optional ``graph_stop`` ends a simulation early when the child already has more
+visits than the edge that leads to it.
 
 Superko: the search never offers a root move that recreates a position of
 the game's history (positional superko); inside the tree and the playouts only
@@ -40,9 +47,20 @@ import attrs
 from engines.mcts.fastboard import BLACK, EMPTY, PASS, WHITE, FastBoard, score_terminal
 from engines.mcts.patterns import true_eye_tables
 from engines.mcts.policy import PLAYOUTS
+from engines.mcts.priors import PRIOR_NAMES, PriorName, even_priors, heuristic_priors, puct_priors
+from engines.mcts.tree import (
+    BlendSelector,
+    Node,
+    Position,
+    PuctSelector,
+    RaveName,
+    SelectionName,
+    Selector,
+    UctSelector,
+)
 
-SelectionName = Literal["uct", "puct"]
 PolicyName = Literal["default", "light"]
+StructureName = Literal["tree", "graph"]
 
 RESIGN: Final = -1  # a "move" the search can return besides points and PASS
 CLAIM_MIN_VISITS: Final = 16  # a claim needs at least this many root visits
@@ -67,6 +85,19 @@ class SearchConfig:
     claim_threshold: float = 0.97  # gomill-genmove_ex claim: best win rate at least this
     reuse_tree: bool = True
     pass_threshold: float = 0.25  # offer PASS in the tree when at most this share is playable
+    rave: RaveName = "off"  # "k": hand-selected schedule; "mse": minimum-MSE schedule
+    rave_k: float = 1000.0  # equivalence parameter of the hand-selected schedule
+    rave_bias: float = 0.0085  # RAVE bias b of the minimum-MSE schedule
+    rave_exploration: float = 0.0  # UCT's c when RAVE is on (Gelly & Silver found 0 best)
+    priors: PriorName = "none"
+    prior_visits: float = 10.0  # equivalent experience of the priors' base confidence
+    structure: StructureName = "tree"
+    graph_stop: bool = False  # graph: no playout when the child has more visits than the edge
+
+    @property
+    def eager(self) -> bool:
+        """Whether expansion creates every child at once (RAVE, priors and graphs need it)."""
+        return self.rave != "off" or self.priors != "none" or self.structure == "graph"
 
     def __attrs_post_init__(self) -> None:
         if self.policy not in PLAYOUTS:
@@ -83,153 +114,63 @@ class SearchConfig:
             raise ValueError("noise_fraction must be in 0..1 and dirichlet_alpha positive")
         if not 0 <= self.resign_threshold < 1 or not 0 < self.claim_threshold <= 1:
             raise ValueError("resign_threshold must be in 0..1, claim_threshold in (0, 1]")
-
-
-class Node:
-    """One position of the tree, reached by ``move`` from its parent."""
-
-    # Later: amaf_visits / amaf_wins for RAVE go here.
-    __slots__ = ("children", "move", "prior", "priors", "untried", "visits", "wins")
-
-    def __init__(self, move: int, prior: float = 0.0) -> None:
-        self.move = move
-        self.prior = prior
-        self.visits = 0
-        self.wins = 0.0  # for the player who made ``move``
-        self.children: list[Node] | None = None  # None: not expanded
-        self.untried: array[int] | None = None  # moves that have no node yet
-        # Priors of ``untried`` (same order), or None when all moves share one prior.
-        self.priors: list[float] | None = None
-
-    @property
-    def value(self) -> float:
-        """Win rate of the player who made this node's move (0.5 before any visit)."""
-        return self.wins / self.visits if self.visits else 0.5
-
-    @property
-    def uniform_prior(self) -> float:
-        """The prior of every move when ``priors`` is None."""
-        total = len(self.children or ()) + len(self.untried or ())
-        return 1.0 / total if total else 1.0
-
-    def child(self, move: int) -> Node | None:
-        for node in self.children or ():
-            if node.move == move:
-                return node
-        return None
-
-    def take_untried(self, index: int) -> Node:
-        """Give the untried move at ``index`` a node (swap-remove) and return it."""
-        untried = self.untried
-        children = self.children
-        assert untried is not None and children is not None
-        priors = self.priors
-        prior = self.uniform_prior if priors is None else priors[index]
-        move = untried[index]
-        untried[index] = untried[-1]
-        untried.pop()
-        if priors is not None:
-            priors[index] = priors[-1]
-            priors.pop()
-        child = Node(move, prior)
-        children.append(child)
-        return child
-
-    def best_untried(self) -> int:
-        """Index of the untried move with the highest prior (the first on ties)."""
-        priors = self.priors
-        if priors is None:
-            return 0
-        return priors.index(max(priors))
-
-
-class Selector(Protocol):
-    """Picks (creating it if needed) the child of an expanded node to follow."""
-
-    def __call__(self, node: Node) -> Node: ...
-
-
-@attrs.frozen
-class UctSelector:
-    """UCB1: Q + c * sqrt(ln N / n), an unvisited move counting ``fpu``.
-
-    With an infinite first-play urgency (the default) every move is tried once,
-    in random order, before any is tried twice; a finite one (MoGo used about
-    1) lets the search go deeper on good moves before trying the rest.
-    """
-
-    exploration: float
-    rnd: Callable[[], float]
-    fpu: float = math.inf
-
-    def __call__(self, node: Node) -> Node:
-        untried = node.untried
-        fpu = self.fpu
-        if untried and fpu == math.inf:
-            return node.take_untried(int(self.rnd() * len(untried)))
-        children = node.children
-        assert children is not None
-        best: Node | None = None
-        best_score = -1.0
-        if children:
-            k = self.exploration * self.exploration * math.log(node.visits)
-            sqrt = math.sqrt
-            for child in children:
-                n = child.visits
-                score = child.wins / n + sqrt(k / n)
-                if score > best_score:
-                    best_score = score
-                    best = child
-        if untried and (best is None or fpu > best_score):
-            return node.take_untried(int(self.rnd() * len(untried)))
-        assert best is not None
-        return best
-
-
-@attrs.frozen
-class PuctSelector:
-    """Q + c * P * sqrt(N) / (1 + n); unvisited moves start at the parent's value minus a bit.
-
-    Among untried moves the one with the highest prior competes (a random one
-    when the priors are uniform).
-    """
-
-    exploration: float
-    fpu_reduction: float
-    rnd: Callable[[], float]
-
-    def __call__(self, node: Node) -> Node:
-        children = node.children
-        assert children is not None
-        scale = self.exploration * math.sqrt(node.visits)
-        best: Node | None = None
-        best_score = -1e300
-        for child in children:
-            n = child.visits
-            q = child.wins / n if n else 0.0
-            score = q + scale * child.prior / (1 + n)
-            if score > best_score:
-                best_score = score
-                best = child
-        untried = node.untried
-        if untried:
-            if node.priors is None:
-                index = int(self.rnd() * len(untried))
-                prior = node.uniform_prior
-            else:
-                index = node.best_untried()
-                prior = node.priors[index]
-            fpu = 1.0 - node.value - self.fpu_reduction  # the parent's value for its mover
-            if best is None or fpu + scale * prior > best_score:
-                return node.take_untried(index)
-        assert best is not None
-        return best
+        if self.rave not in ("off", "k", "mse"):
+            raise ValueError(f"unknown RAVE schedule {self.rave!r} (off, k or mse)")
+        if not self.rave_k > 0 or not self.rave_bias >= 0 or not self.rave_exploration >= 0:
+            raise ValueError("rave_k must be positive, rave_bias and rave_exploration not negative")
+        if self.priors not in PRIOR_NAMES:
+            raise ValueError(f"unknown priors {self.priors!r} ({', '.join(PRIOR_NAMES)})")
+        if not self.prior_visits >= 0 or math.isinf(self.prior_visits):
+            raise ValueError("prior_visits must be a non-negative number")
+        if self.structure not in ("tree", "graph"):
+            raise ValueError(f"unknown structure {self.structure!r} (tree or graph)")
 
 
 def make_selector(config: SearchConfig, rnd: Callable[[], float]) -> Selector:
+    if config.eager:
+        rave = config.rave != "off"
+        return BlendSelector(
+            kind=config.selection,
+            exploration=(
+                config.puct_exploration
+                if config.selection == "puct"
+                else config.rave_exploration if rave else config.exploration
+            ),
+            rave=config.rave,
+            rave_k=config.rave_k,
+            rave_bias=config.rave_bias,
+            graph=config.structure == "graph",
+            fpu=config.uct_fpu,
+            fpu_reduction=config.fpu_reduction,
+        )
     if config.selection == "puct":
         return PuctSelector(config.puct_exploration, config.fpu_reduction, rnd)
     return UctSelector(config.exploration, rnd, config.uct_fpu)
+
+
+class Leaf:
+    """Where one simulation left the tree: its path, its edges (graph mode) and its board.
+
+    ``board`` is None when the simulation needs no playout (graph search found
+    the child already backed by enough visits).
+    """
+
+    __slots__ = ("board", "edges", "path")
+
+    def __init__(self, path: list[Node], edges: list[Node], board: FastBoard | None) -> None:
+        self.path = path
+        self.edges = edges
+        self.board = board
+
+
+class Evaluator(Protocol):
+    """Runs simulations with playouts elsewhere (see :mod:`engines.mcts.parallel`)."""
+
+    def set_root(self, board: FastBoard, komi: float) -> None: ...
+
+    def run(self, search: Search, count: int) -> int: ...
+
+    def close(self) -> None: ...
 
 
 @attrs.frozen
@@ -239,6 +180,7 @@ class MoveStats:
     move: int
     visits: int
     win_rate: float  # for the player to move at the root
+    prior: float = 0.0  # the move's prior probability (uniform without heuristic priors)
 
 
 @attrs.frozen
@@ -261,7 +203,12 @@ class Search:
         self._rnd = self.rng.random
         self._select = make_selector(self.config, self._rnd)
         self._playout = PLAYOUTS[self.config.policy]
-        self.root = Node(PASS)
+        self._graph = self.config.structure == "graph"
+        self._eager = self.config.eager
+        self._rave = self.config.rave != "off"
+        self._table: dict[tuple[int, int, int, int], Position] = {}
+        self.evaluator: Evaluator | None = None  # worker processes (engines.mcts.parallel)
+        self.root: Node = self._new_root()
         self.root_board = FastBoard(9)
         self.komi = 7.5
         self._key: tuple[object, ...] = ()
@@ -307,7 +254,7 @@ class Search:
             reused = True
             self.root = new_root
         else:
-            self.root = Node(PASS)
+            self.root = self._new_root()
             self.simulations_run = 0
         self._key = (*key, *moves)
         self.root_board = board.copy()
@@ -315,8 +262,35 @@ class Search:
         self._history = frozenset(history)
         self._ownership = [0] * board.geo.cells
         self._ownership_samples = 0
+        if self._graph:
+            self._rebuild_table()
         self._prepare_root()
+        if self.evaluator is not None:
+            self.evaluator.set_root(self.root_board, komi)
         return reused
+
+    def _new_root(self) -> Node:
+        return Position() if self._graph else Node(PASS)
+
+    def _rebuild_table(self) -> None:
+        """Keep only the positions reachable from the root (the rest is history now)."""
+        table: dict[tuple[int, int, int, int], Position] = {}
+        root = self.root
+        assert isinstance(root, Position)
+        seen = {id(root)}
+        stack: list[Position] = [root]
+        old = {id(pos): key for key, pos in self._table.items()}
+        while stack:
+            pos = stack.pop()
+            key = old.get(id(pos))
+            if key is not None and pos is not root:
+                table[key] = pos
+            for edge in pos.children or ():
+                child = edge.pos
+                if child is not None and id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append(child)
+        self._table = table
 
     def _expected_to_move(self, moves: Sequence[tuple[int, int]], start: int) -> int:
         """Who moves next if the plays after ``start`` alternate from the old root."""
@@ -328,18 +302,22 @@ class Search:
         return to_move
 
     def _descend(self, moves: Sequence[tuple[int, int]]) -> Node | None:
-        node = self.root
+        node: Node | None = self.root
         for _colour, point in moves:
+            assert node is not None
             child = node.child(point)
             if child is None:
                 return None
-            node = child
+            node = child.pos if self._graph else child
         return node
 
     def _prepare_root(self) -> None:
         root = self.root
         if root.children is None:
-            self._expand(root, self.root_board)
+            if self._eager:
+                self._expand_eager(root, self.root_board, None)
+            else:
+                self._expand(root, self.root_board)
         assert root.children is not None and root.untried is not None
         # Positional superko at the root: drop moves that repeat a game position.
         if self._history:
@@ -411,11 +389,249 @@ class Search:
         node.children = []
         node.untried = moves
 
+    def _expand_eager(self, node: Node, board: FastBoard, grand: Node | None) -> None:
+        """List every move of ``node`` as a child, with its priors (RAVE, priors, graphs)."""
+        self._expand(node, board)
+        assert node.untried is not None
+        moves = list(node.untried)
+        self.rng.shuffle(moves)  # ties in selection go to the first child
+        node.untried = array("H")
+        config = self.config
+        confidence = config.prior_visits
+        kind = config.priors
+        stats: list[tuple[float, float]] | None
+        if kind == "even":
+            stats = even_priors(moves, confidence)
+        elif kind == "heuristic":
+            stats = heuristic_priors(board, moves, confidence)
+        elif kind == "grandfather":
+            stats = self._grandfather_priors(moves, grand, confidence)
+        else:
+            stats = None
+        if stats is not None and config.selection == "puct":
+            probabilities = puct_priors(stats)
+        else:
+            probabilities = [1.0 / len(moves)] * len(moves) if moves else []
+        children: list[Node] = []
+        for i, move in enumerate(moves):
+            child = Node(move, probabilities[i])
+            if stats is not None:
+                n, w = stats[i]
+                child.prior_visits = child.amaf_visits = n
+                child.prior_wins = child.amaf_wins = w
+            children.append(child)
+        node.children = children
+
+    def _grandfather_priors(
+        self, moves: Sequence[int], grand: Node | None, confidence: float
+    ) -> list[tuple[float, float]]:
+        """A move starts at the value it has two plies up (same player to move), else even."""
+        known: dict[int, float] = {}
+        for child in grand.kids or () if grand is not None else ():
+            if child.visits - child.pending > 0:
+                known[child.move] = child.value
+        half = confidence / 2
+        return [
+            (confidence, confidence * known[m]) if m in known else (confidence, half)
+            for m in moves
+        ]
+
     # ------------------------------------------------------------------
     # Simulations
 
     def simulate(self, count: int) -> int:
         """Run ``count`` simulations; returns how many ran."""
+        if self.evaluator is not None and not self.track_ownership:
+            done = self.evaluator.run(self, count)
+        elif self._eager:
+            for _ in range(count):
+                leaf = self.descend()
+                if leaf.board is None:
+                    self.backup(leaf, -1.0, None)
+                else:
+                    result, amaf = self.evaluate(leaf.board)
+                    if self.track_ownership:
+                        self._add_ownership(leaf.board)
+                    self.backup(leaf, result, amaf)
+            done = count
+        else:
+            done = self._simulate_lazy(count)
+        self.simulations_run += done
+        return done
+
+    def evaluate(self, board: FastBoard) -> tuple[float, bytearray | None]:
+        """Play ``board`` out (it is changed); Black's result (1, 0 or 0.5) and the AMAF record."""
+        amaf = bytearray(board.geo.cells) if self._rave else None
+        if board.passes >= 2:
+            score = board.area_score()
+        else:
+            self._playout(board, self._rnd, 0, amaf)
+            score = score_terminal(board)
+        margin = score - self.komi
+        return (1.0 if margin > 0 else 0.0 if margin < 0 else 0.5), amaf
+
+    def descend(self) -> Leaf:
+        """Walk down from the root, expanding as needed, to where a playout starts.
+
+        The visits along the way are counted at once (a virtual loss until
+        :meth:`backup` adds the result), so several leaves can be out together.
+        """
+        board = self.root_board.copy()
+        select = self._select
+        threshold = self.config.expand_threshold
+        node = self.root
+        node.visits += 1
+        path = [node]
+        if self._graph:
+            return self._descend_graph(board, path)
+        while board.passes < 2:
+            if node.children is None:
+                if node.visits <= threshold:
+                    break
+                if self._eager:
+                    self._expand_eager(node, board, path[-3] if len(path) >= 3 else None)
+                else:
+                    self._expand(node, board)
+            node = select(node)
+            node.visits += 1
+            path.append(node)
+            move = node.move
+            if move == PASS:
+                board.play(PASS)
+            else:
+                board._place(move, board.to_move)
+            if node.visits == 1:
+                break
+        return Leaf(path, [], board)
+
+    def _descend_graph(self, board: FastBoard, positions: list[Node]) -> Leaf:
+        select = self._select
+        threshold = self.config.expand_threshold
+        table = self._table
+        history = self._history
+        stop_early = self.config.graph_stop
+        edges: list[Node] = []
+        pos = positions[0]
+        while board.passes < 2:
+            if pos.children is None:
+                if pos.visits <= threshold:
+                    break
+                self._expand_eager(pos, board, positions[-3] if len(positions) >= 3 else None)
+            edge = select(pos)
+            edge.visits += 1
+            edge.pending += 1
+            edges.append(edge)
+            move = edge.move
+            if move == PASS:
+                board.play(PASS)
+            else:
+                board._place(move, board.to_move)
+            child = edge.pos
+            if child is None:
+                child = self._position_for(board, table, history)
+                edge.pos = child
+            if child in positions:
+                return Leaf(positions, edges, board)  # a cycle: play out from here
+            if stop_early and child.visits >= edge.visits:
+                return Leaf(positions, edges, None)  # the child already backs this edge
+            child.visits += 1
+            positions.append(child)
+            pos = child
+            if child.visits == 1:
+                break
+        return Leaf(positions, edges, board)
+
+    @staticmethod
+    def _position_for(
+        board: FastBoard,
+        table: dict[tuple[int, int, int, int], Position],
+        history: frozenset[int],
+    ) -> Position:
+        """The shared node of ``board``'s position (a fresh one if it repeats the game)."""
+        if board.hash in history:
+            return Position()
+        ko = board.ko if board.ko_colour == board.to_move else 0
+        key = (board.hash, board.to_move, ko, board.passes)
+        pos = table.get(key)
+        if pos is None:
+            pos = table[key] = Position()
+        return pos
+
+    def backup(self, leaf: Leaf, black_result: float, amaf: bytearray | None) -> None:
+        """Give a finished simulation's result (-1: none, it stopped early) to its path."""
+        root_to_move = self.root_board.to_move
+        path = leaf.path
+        depth = len(path) - 1
+        # the player to move at path[depth]; the leaf's mover is the other one
+        to_move = root_to_move if depth % 2 == 0 else 3 - root_to_move
+        rave = self._rave and amaf is not None
+        if self._graph:
+            self._backup_graph(leaf, black_result, amaf if rave else None, to_move)
+            return
+        # ``result``: for the player who made the move into path[i]
+        result = black_result if to_move == WHITE else 1.0 - black_result
+        for i in range(depth, -1, -1):
+            node = path[i]
+            node.wins += result
+            if rave:
+                assert amaf is not None
+                if i < depth:
+                    move = path[i + 1].move
+                    if move != PASS:
+                        amaf[move] |= to_move
+                children = node.children
+                if children:
+                    won = 1.0 - result  # for the player to move at node
+                    for child in children:
+                        if amaf[child.move] & to_move:
+                            child.amaf_visits += 1
+                            child.amaf_wins += won
+            result = 1.0 - result
+            to_move = 3 - to_move
+
+    def _backup_graph(
+        self, leaf: Leaf, black_result: float, amaf: bytearray | None, to_move: int
+    ) -> None:
+        positions = leaf.path
+        edges = leaf.edges
+        depth = len(positions) - 1
+        if black_result >= 0 and len(edges) == depth:
+            end = positions[depth]
+            assert isinstance(end, Position)
+            end.usum += black_result if to_move == WHITE else 1.0 - black_result
+            end.ucount += 1
+        for i in range(depth, -1, -1):
+            pos = positions[i]
+            assert isinstance(pos, Position)
+            if i < len(edges):
+                edge = edges[i]
+                edge.pending -= 1
+                if amaf is not None and edge.move != PASS:
+                    amaf[edge.move] |= to_move
+            children = pos.children
+            if children:
+                total = pos.usum
+                count = pos.ucount
+                for edge in children:
+                    real = edge.visits - edge.pending
+                    child = edge.pos
+                    if real and child is not None:
+                        total += real * (1.0 - child.q)
+                        count += real
+                if count:
+                    pos.q = total / count
+                if amaf is not None:
+                    won = black_result if to_move == BLACK else 1.0 - black_result
+                    for edge in children:
+                        if amaf[edge.move] & to_move:
+                            edge.amaf_visits += 1
+                            edge.amaf_wins += won
+            elif pos.ucount:
+                pos.q = pos.usum / pos.ucount
+            to_move = 3 - to_move
+
+    def _simulate_lazy(self, count: int) -> int:
+        """Plain UCT/PUCT on a lazily grown tree: the fast path, written out."""
         select = self._select
         playout = self._playout
         rnd = self._rnd
@@ -462,7 +678,6 @@ class Search:
                 result = 1.0 - result
             if self.track_ownership:
                 self._add_ownership(board)
-        self.simulations_run += count
         return count
 
     def _add_ownership(self, board: FastBoard) -> None:
@@ -504,17 +719,27 @@ class Search:
     def root_stats(self) -> list[MoveStats]:
         """The root moves with at least one visit, most visited first (then best value)."""
         children = sorted(self.root.children or (), key=lambda c: (-c.visits, -c.value, c.move))
-        return [MoveStats(c.move, c.visits, c.value) for c in children if c.visits]
+        return [MoveStats(c.move, c.visits, c.value, c.prior) for c in children if c.visits]
 
     def principal_variation(self, limit: int = 20) -> list[int]:
+        return self._line_from(self.root, limit)
+
+    def principal_variation_from(self, move: int, limit: int = 20) -> list[int]:
+        """The line starting with root move ``move`` (just ``[move]`` if it has no node)."""
+        child = self.root.child(move)
+        if child is None:
+            return [move]
+        return [move, *self._line_from(child, limit - 1)]
+
+    def _line_from(self, node: Node, limit: int) -> list[int]:
         line: list[int] = []
-        node = self.root
-        while node.children and len(line) < limit:
-            best = max(node.children, key=lambda c: (c.visits, c.value, -c.move))
+        kids = node.kids
+        while kids and len(line) < limit:
+            best = max(kids, key=lambda c: (c.visits, c.value, -c.move))
             if not best.visits:
                 break
             line.append(best.move)
-            node = best
+            kids = best.kids
         return line
 
     def decide(self, *, allow_resign: bool = True) -> Decision:
@@ -560,12 +785,22 @@ class Search:
         return stats[-1]
 
     def node_count(self) -> int:
-        """Nodes in the tree below (and including) the root."""
+        """Nodes in the tree below (and including) the root; positions and edges in a graph."""
         count = 0
+        seen: set[int] = set()
         stack = [self.root]
         while stack:
             node = stack.pop()
             count += 1
-            if node.children:
-                stack.extend(node.children)
+            kids = node.children
+            if kids:
+                for kid in kids:
+                    pos = kid.pos
+                    if pos is None:
+                        stack.append(kid)
+                    else:
+                        count += 1  # the edge
+                        if id(pos) not in seen:
+                            seen.add(id(pos))
+                            stack.append(pos)
         return count

@@ -1,0 +1,201 @@
+"""Prior knowledge for new tree nodes (Gelly & Silver 2011, §5) and PUCT priors.
+
+Owns the heuristics that give every move of a newly expanded node an initial
+value and a confidence measured in *equivalent experience* (virtual
+simulations): ``n`` visits of which ``w`` were wins for the player making the
+move.  The search adds them to both the Monte-Carlo and the AMAF statistics.
+
+* ``even``: every move starts at 0.5 with the base confidence (the "even-game"
+  heuristic: positions between competent players are usually close).
+* ``grandfather``: a move starts at the value the same move had two plies up,
+  where the same player was to move (the search supplies that node); moves it
+  never tried start even.
+* ``heuristic``: hand-written Go knowledge on top of the even prior, each rule
+  adding wins or losses in units of the base confidence: capturing (more for
+  several stones), saving a chain in atari, putting an opponent chain in atari,
+  a 3x3 shape of the playout policy, closeness to the last move; a big
+  self-atari, and first- or second-line moves in an empty area, count as
+  losses while third- and fourth-line moves there count as wins.
+
+The same heuristic gives PUCT its prior probabilities (:func:`puct_priors`).
+Everything here is pure and reads the board without changing it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Final, Literal
+
+from engines.mcts.fastboard import PASS, FastBoard
+from engines.mcts.patterns import pattern_table, true_eye_tables
+from engines.mcts.policy import _big_self_atari, _lone_liberty
+
+PriorName = Literal["none", "even", "grandfather", "heuristic"]
+PRIOR_NAMES: Final = ("none", "even", "grandfather", "heuristic")
+
+# Weights of the heuristic's rules, in units of the base confidence.
+CAPTURE_ONE: Final = 1.0
+CAPTURE_MANY: Final = 2.0
+SAVE: Final = 1.0
+ATARI: Final = 0.5
+SHAPE: Final = 1.0
+NEAR_LAST: Final = 1.0
+SELF_ATARI: Final = 1.5
+EMPTY_AREA_EDGE: Final = 1.0  # first line
+EMPTY_AREA_SECOND: Final = 0.5
+EMPTY_AREA_GOOD: Final = 0.5  # third and fourth lines
+PASS_PRIOR_WIN_RATE: Final = 0.1  # passing is rarely right while moves remain
+
+
+@functools.cache
+def _edge_lines(size: int) -> tuple[list[int], list[tuple[int, ...]]]:
+    """Per point index: its line (1 = edge) and the points within Manhattan distance 3."""
+    from engines.mcts.fastboard import geometry
+
+    geo = geometry(size)
+    cells = geo.cells
+    line = [0] * cells
+    near: list[tuple[int, ...]] = [()] * cells
+    coords = {geo.index((r, c)): (r, c) for r in range(size) for c in range(size)}
+    for p, (r, c) in coords.items():
+        line[p] = min(r, c, size - 1 - r, size - 1 - c) + 1
+        near[p] = tuple(
+            q for q, (r2, c2) in coords.items() if q != p and abs(r - r2) + abs(c - c2) <= 3
+        )
+    return line, near
+
+
+def even_priors(moves: Sequence[int], confidence: float) -> list[tuple[float, float]]:
+    """(visits, wins) for every move: 0.5 with the base confidence."""
+    half = confidence / 2
+    return [(confidence, half) for _ in moves]
+
+
+def heuristic_priors(
+    board: FastBoard, moves: Sequence[int], confidence: float
+) -> list[tuple[float, float]]:
+    """(visits, wins) for the player to move at each of ``moves`` (see the module doc)."""
+    c = board.to_move
+    o = 3 - c
+    color = board.color
+    head = board.head
+    nxt = board.nxt
+    csize = board.csize
+    plib = board.plib
+    pat = board.pat
+    geo = board.geo
+    nb = geo.neighbours
+    around = geo.around
+    shapes = pattern_table()
+    eyes = true_eye_tables()[c]
+    line, near = _edge_lines(geo.size)
+    last = board.last_move
+    near_last = set(around[last]) if last != PASS else set()
+    u = confidence
+    out: list[tuple[float, float]] = []
+    for p in moves:
+        n = u
+        w = u / 2
+        if p == PASS:
+            out.append((n, n * PASS_PRIOR_WIN_RATE))
+            continue
+        captured = 0
+        seen: list[int] = []
+        for q in nb[p]:
+            cq = color[q]
+            if cq:
+                h = head[q]
+                if h in seen:
+                    continue
+                seen.append(h)
+            if cq == o:
+                lq = plib[h]
+                if lq <= 4 and _lone_liberty(h, color, nxt, nb) == p:
+                    captured += csize[h]
+                elif lq <= 8 and _liberty_count(h, color, nxt, nb, 3) == 2:
+                    n += ATARI * u  # it will be in atari (if we survive)
+                    w += ATARI * u
+            elif (
+                cq == c
+                and plib[h] <= 4
+                and _lone_liberty(h, color, nxt, nb) == p
+                # saving only helps if the stone leaves the chain more liberties
+                and _liberties_after(p, c, color, head, nxt, nb) >= 2
+            ):
+                n += SAVE * u
+                w += SAVE * u
+        if captured:
+            bonus = (CAPTURE_MANY if captured > 1 else CAPTURE_ONE) * u
+            n += bonus
+            w += bonus
+        elif _big_self_atari(p, c, color, head, nxt, plib, csize, nb):
+            n += SELF_ATARI * u
+        code = pat[p]
+        if shapes[code] and not eyes[code]:
+            n += SHAPE * u
+            w += SHAPE * u
+        if p in near_last:
+            n += NEAR_LAST * u
+            w += NEAR_LAST * u
+        if not any(color[q] for q in near[p]):
+            ln = line[p]
+            if ln == 1:
+                n += EMPTY_AREA_EDGE * u
+            elif ln == 2:
+                n += EMPTY_AREA_SECOND * u
+            elif ln <= 4:
+                n += EMPTY_AREA_GOOD * u
+                w += EMPTY_AREA_GOOD * u
+        out.append((n, w))
+    return out
+
+
+def puct_priors(stats: Sequence[tuple[float, float]]) -> list[float]:
+    """Prior probabilities from (visits, wins) heuristics: proportional to the squared value."""
+    weights = [(w / n) ** 2 if n else 0.25 for n, w in stats]
+    total = sum(weights)
+    if total <= 0:
+        return [1.0 / len(stats)] * len(stats) if stats else []
+    return [x / total for x in weights]
+
+
+def _liberty_count(
+    h: int, color: list[int], nxt: list[int], nb: list[tuple[int, ...]], limit: int
+) -> int:
+    """Distinct liberties of chain ``h``, counting no further than ``limit``."""
+    found: list[int] = []
+    s = h
+    while True:
+        for q in nb[s]:
+            if not color[q] and q not in found:
+                found.append(q)
+                if len(found) >= limit:
+                    return limit
+        s = nxt[s]
+        if s == h:
+            return len(found)
+
+
+def _liberties_after(
+    p: int, c: int, color: list[int], head: list[int], nxt: list[int],
+    nb: list[tuple[int, ...]],
+) -> int:
+    """Liberties (up to 2) of the chain ``c`` would form at ``p``, ignoring captures."""
+    libs: list[int] = [q for q in nb[p] if not color[q]]
+    seen: set[int] = set()
+    for q in nb[p]:
+        if color[q] == c and head[q] not in seen:
+            h = head[q]
+            seen.add(h)
+            s = h
+            while True:
+                for r in nb[s]:
+                    if not color[r] and r != p and r not in libs:
+                        libs.append(r)
+                s = nxt[s]
+                if s == h:
+                    break
+        if len(set(libs)) >= 2:
+            return 2
+    return len(set(libs))
