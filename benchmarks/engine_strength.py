@@ -1,0 +1,738 @@
+"""How strong is the sample engine, configuration by configuration, against GNU Go?
+
+Plays the sample engine (``python -m engines.mcts``) against GNU Go 3.8
+(``gnugo --mode gtp --level 10 --chinese-rules``) on 9x9, komi 7.5, alternating
+colours, through our own arena: one playoff competition per (configuration,
+simulations per move, GNU Go level), each a control file written into the work
+directory and played with ``python -m arena.cli run X.ctl`` as a user would.
+Every game starts fresh engines, so each game gets its own engine seed.  GNU Go
+is the only reliable scorer (Chinese counting, dead stones removed) of games
+that end in two passes; our engine resigns when it is clearly lost.
+
+Then, and with ``--report-only``, it reads every competition in the work
+directory (the arena's journal and SGF records) and prints one row per
+competition: games, wins, win rate ± standard error (sqrt(p(1-p)/n)), how many
+games are distinct (GNU Go is deterministic, so a repeated engine seed would
+repeat a whole game), void games and forfeits, and the engine's simulations per
+second on this machine (median over three fixed 9x9 positions, measured in this
+process); then one verdict line per target.  The rows also go to
+``benchmarks/results/engine_strength.json`` (for another ``--workdir``: to
+``engine_strength.json`` inside it), rebuilt from the competitions on disk.
+
+Resumable: running again with the same or a larger ``--games`` continues each
+competition where it stopped (Ctrl-C or kill loses at most the games in
+progress).  Competitions advance in turn, ``--batch`` games at a time, so an
+interrupted run leaves every configuration with about as many games.
+
+    python benchmarks/engine_strength.py --configs uct,rave --sims 1000 --games 100
+    nohup python benchmarks/engine_strength.py --configs uct,rave --sims 1000 \\
+        --games 100 > /tmp/strength.log 2>&1 &
+    python benchmarks/engine_strength.py --report-only
+
+``kill PID`` (SIGTERM) or Ctrl-C stops a run at once; ``-j 2`` plays two games
+at a time (mind the cores: each game runs our engine and GNU Go).  Measure
+sims/s while nothing else runs, or keep the last figures with ``--no-speed``.
+The last line is ``RESULT [json rows]``.
+
+Configurations: ``uct``, ``rave``, ``heuristic-rave``, ``heuristic-rave-graph``
+(see ``CONFIGS``), each at 1000 and 3000 simulations per move by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import io
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any, Final
+
+import attrs
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from arena.export import counted_results  # noqa: E402
+from arena.results import EndReason  # noqa: E402
+from arena.state import CompetitionFiles, VoidEntry, atomic_write, is_running, iter_journal  # noqa: E402
+
+PROG: Final = "engine_strength"
+RESULTS: Final = ROOT / "benchmarks" / "results"
+DEFAULT_WORKDIR: Final = RESULTS / "strength-runs"
+RESULTS_FILE: Final = "engine_strength.json"
+BOARD_SIZE: Final = 9
+KOMI: Final = 7.5
+MOVE_LIMIT: Final = 400
+MOVE_TIMEOUT: Final = 300.0
+MATCHUP_ID: Final = "vs-gnugo"
+EXIT_INTERRUPTED: Final = 130  # the arena's status when Ctrl-C or SIGTERM stopped it
+TARGET_SIMS: Final = 3000
+TARGET_WIN_RATE: Final = 0.60
+GRAPH_CONFIG: Final = "heuristic-rave-graph"
+TREE_CONFIG: Final = "heuristic-rave"
+
+# The engine options of each configuration, besides --playouts.
+CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
+    "uct": ("--selection", "uct"),
+    "rave": ("--rave", "mse"),
+    "heuristic-rave": ("--rave", "mse", "--priors", "heuristic"),
+    "heuristic-rave-graph": ("--rave", "mse", "--priors", "heuristic", "--structure", "graph"),
+}
+DEFAULT_SIMS: Final = (1000, 3000)
+
+# Positions for the speed measurement: the empty board and two middle games
+# (GNU Go level 1 playing itself; 16 and 30 moves).
+SPEED_GAME: Final = (
+    "E5 C4 C5 D4 D5 E4 F4 F3 G3 F2 G2 B5 B6 G7 B4 C2 G5 D7 B3 E3 B2 B8 H6 H7 E7 E8 F7 F8 D6 C7"
+)
+SPEED_POSITIONS: Final = (0, 16, 30)
+
+CODE_PATTERN: Final = re.compile(r"^(?P<config>[a-z0-9-]+)_(?P<sims>[0-9]+)_l(?P<level>[0-9]+)$")
+
+
+class UsageError(Exception):
+    """Bad arguments or a missing tool: one line for the user, exit status 2."""
+
+
+# ---------------------------------------------------------------------------
+# Arguments
+
+
+def parse_configs(text: str) -> list[str]:
+    """``uct,rave`` -> names, in the order given; an unknown name is a UsageError."""
+    names = [word.strip() for word in text.split(",") if word.strip()]
+    if not names:
+        raise UsageError("--configs: give at least one configuration")
+    for name in names:
+        if name not in CONFIGS:
+            raise UsageError(f"unknown config {name!r} (known: {', '.join(CONFIGS)})")
+    return list(dict.fromkeys(names))
+
+
+def parse_sims(text: str) -> list[int]:
+    """``1000,3000`` -> positive integers, in the order given."""
+    values: list[int] = []
+    for word in (w.strip() for w in text.split(",")):
+        if not word:
+            continue
+        if not word.isdigit() or int(word) < 1:
+            raise UsageError(f"--sims: expected positive integers, not {word!r}")
+        values.append(int(word))
+    if not values:
+        raise UsageError("--sims: give at least one number of simulations")
+    return list(dict.fromkeys(values))
+
+
+def engine_args(config: str, sims: int) -> list[str]:
+    """The sample engine's options for a configuration (no seed: fresh per process)."""
+    return ["--playouts", str(sims), *CONFIGS[config]]
+
+
+def check_engine_accepts(config: str) -> str | None:
+    """None when the engine accepts this configuration's options, else its one-line complaint."""
+    from engines.mcts.__main__ import options_from_args
+
+    complaint = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(complaint):
+            options_from_args([*engine_args(config, 100), "--seed", "1"])
+    except SystemExit:
+        lines = [line for line in complaint.getvalue().splitlines() if line.strip()]
+        return lines[-1] if lines else "the engine refused its options"
+    return None
+
+
+def find_gnugo() -> str | None:
+    found = shutil.which("gnugo")
+    if found is None and os.path.exists("/usr/games/gnugo"):
+        os.environ["PATH"] = os.environ.get("PATH", "") + os.pathsep + "/usr/games"
+        found = shutil.which("gnugo")
+    return found
+
+
+# ---------------------------------------------------------------------------
+# Competitions on disk
+
+
+def competition_code(config: str, sims: int, level: int) -> str:
+    """The control file's stem, e.g. ``rave_1000_l10``."""
+    return f"{config}_{sims}_l{level}"
+
+
+def parse_competition_code(code: str) -> tuple[str, int, int] | None:
+    """(config, sims, level) from a competition code, or None if it is not one of ours."""
+    match = CODE_PATTERN.match(code)
+    if match is None:
+        return None
+    return match["config"], int(match["sims"]), int(match["level"])
+
+
+def player_codes(config: str, sims: int, level: int) -> tuple[str, str]:
+    """(our engine, GNU Go) player codes in the control file and the results."""
+    return f"{config}-{sims}", f"gnugo-l{level}"
+
+
+def control_file_text(
+    config: str,
+    sims: int,
+    level: int,
+    games: int,
+    *,
+    gnugo: str,
+    python: str = sys.executable,
+    root: Path = ROOT,
+) -> str:
+    """A playoff control file: our engine (not a scorer) v GNU Go (the scorer), alternating."""
+    ours, theirs = player_codes(config, sims, level)
+    engine = [python, "-m", "engines.mcts", *engine_args(config, sims)]
+    opponent = [gnugo, "--mode", "gtp", "--level", str(level), "--chinese-rules"]
+    return f"""\
+# Written by benchmarks/engine_strength.py on every run: edit the script, not this file.
+competition_type = 'playoff'
+
+description = {f"{config} at {sims} simulations per move v GNU Go level {level}, 9x9"!r}
+
+players = {{
+    {ours!r}: Player({engine!r},
+        cwd={str(root)!r}, is_reliable_scorer=False, move_timeout={MOVE_TIMEOUT!r}),
+    {theirs!r}: Player({opponent!r},
+        is_reliable_scorer=True, move_timeout={MOVE_TIMEOUT!r}),
+}}
+
+board_size = {BOARD_SIZE}
+komi = {KOMI}
+scorer = 'players'
+move_limit = {MOVE_LIMIT}
+reuse_engines = False
+record_games = True
+
+matchups = [
+    Matchup({ours!r}, {theirs!r}, id={MATCHUP_ID!r}, alternating=True,
+            number_of_games={games}),
+]
+"""
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except FileNotFoundError:
+        pass
+    atomic_write(path, text.encode("utf-8"), durable=False)
+
+
+@attrs.frozen
+class Row:
+    """What one competition's files say, plus the engine's speed in that configuration."""
+
+    config: str
+    sims: int
+    level: int
+    games: int
+    wins: int
+    jigo: int
+    no_result: int  # unknown score or move limit: counted, nobody won
+    voids: int  # abandoned (software failure) and replayed
+    forfeits: int  # our engine lost by forfeit or time
+    opponent_forfeits: int
+    distinct_games: int
+    recorded_games: int  # counted games whose SGF record could be read
+    distinct_seeds: int  # engine seeds seen in the journal's engine descriptions
+    opponent: str
+    updated: str | None
+    sims_per_s: float | None = None
+
+    @property
+    def win_rate(self) -> float:
+        return win_rate(self.wins, self.games)[0]
+
+    @property
+    def stderr(self) -> float:
+        return win_rate(self.wins, self.games)[1]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "config": self.config,
+            "sims": self.sims,
+            "games": self.games,
+            "wins": self.wins,
+            "opponent": self.opponent,
+            "sims_per_s": None if self.sims_per_s is None else round(self.sims_per_s),
+            "win_rate": round(self.win_rate, 4),
+            "stderr": round(self.stderr, 4),
+            "distinct_games": self.distinct_games,
+            "recorded_games": self.recorded_games,
+            "distinct_seeds": self.distinct_seeds,
+            "jigo": self.jigo,
+            "no_result": self.no_result,
+            "voids": self.voids,
+            "forfeits": self.forfeits,
+            "opponent_forfeits": self.opponent_forfeits,
+            "level": self.level,
+            "engine_args": list(CONFIGS.get(self.config, ())),
+            "updated": self.updated,
+        }
+
+
+def win_rate(wins: int, games: int) -> tuple[float, float]:
+    """The win rate and its standard error sqrt(p(1-p)/n); (0, 0) with no games."""
+    if games <= 0:
+        return 0.0, 0.0
+    p = wins / games
+    return p, math.sqrt(p * (1 - p) / games)
+
+
+def sgf_moves(data: bytes) -> tuple[tuple[str, tuple[int, int] | None], ...] | None:
+    """The main line's moves of an SGF record, None if it cannot be read."""
+    from sgfmill import sgf
+
+    try:
+        game = sgf.Sgf_game.from_bytes(data)
+        moves = []
+        for node in game.get_main_sequence()[1:]:
+            colour, move = node.get_move()
+            if colour is not None:
+                moves.append((str(colour), move))
+    except ValueError:
+        return None
+    return tuple(moves)
+
+
+def opponent_name(engines: Mapping[str, str], code: str, level: int) -> str:
+    """``GNU Go 3.8 level 10`` from the engine description the arena recorded."""
+    lines = engines.get(code, "").splitlines()
+    description = " ".join(lines[0].replace(":", " ").split()) if lines else ""
+    return f"{description or 'GNU Go'} level {level}"
+
+
+def engine_seed(description: str) -> str | None:
+    """The ``seed N`` our engine reports in its description (gomill-describe_engine)."""
+    for line in description.splitlines():
+        words = line.split()
+        if len(words) == 2 and words[0] == "seed":
+            return words[1]
+    return None
+
+
+def read_competition(control: Path) -> Row | None:
+    """Summarise one of our competitions from its journal and SGF files (None: not ours)."""
+    parsed = parse_competition_code(control.stem)
+    if parsed is None:
+        return None
+    config, sims, level = parsed
+    ours, theirs = player_codes(config, sims, level)
+    files = CompetitionFiles.for_control_file(control)
+    wins = jigo = no_result = forfeits = opponent_forfeits = 0
+    sequences = []
+    results = list(counted_results(files))
+    for result in results:
+        if result.winning_player == ours:
+            wins += 1
+        elif result.is_jigo:
+            jigo += 1
+        elif result.winner is None:
+            no_result += 1
+        if result.end in (EndReason.FORFEIT, EndReason.TIME):
+            if result.losing_player == ours:
+                forfeits += 1
+            else:
+                opponent_forfeits += 1
+        try:
+            moves = sgf_moves(files.sgf_path(result.game_id).read_bytes())
+        except OSError:
+            moves = None
+        if moves is not None:
+            sequences.append(moves)
+    engines: dict[str, str] = {}
+    seeds: set[str] = set()
+    voids = 0
+    for entry in iter_journal(files):
+        if isinstance(entry, VoidEntry):
+            voids += 1
+            continue
+        engines.update(entry.engines)
+        seed = engine_seed(entry.engines.get(ours, ""))
+        if seed is not None:
+            seeds.add(seed)
+    try:
+        mtime = files.journal.stat().st_mtime
+        updated: str | None = datetime.datetime.fromtimestamp(mtime, datetime.UTC).isoformat(
+            timespec="seconds"
+        )
+    except FileNotFoundError:
+        updated = None
+    return Row(
+        config=config,
+        sims=sims,
+        level=level,
+        games=len(results),
+        wins=wins,
+        jigo=jigo,
+        no_result=no_result,
+        voids=voids,
+        forfeits=forfeits,
+        opponent_forfeits=opponent_forfeits,
+        distinct_games=len(set(sequences)),
+        recorded_games=len(sequences),
+        distinct_seeds=len(seeds),
+        opponent=opponent_name(engines, theirs, level),
+        updated=updated,
+    )
+
+
+def read_workdir(workdir: Path) -> list[Row]:
+    """Every competition of ours in ``workdir`` with at least one counted game, in table order."""
+    rows = []
+    for control in sorted(workdir.glob("*.ctl")):
+        row = read_competition(control)
+        if row is not None and row.games > 0:
+            rows.append(row)
+    order = {name: i for i, name in enumerate(CONFIGS)}
+    rows.sort(key=lambda r: (order.get(r.config, len(order)), r.config, r.sims, r.level))
+    return rows
+
+
+def counted_games(control: Path) -> int:
+    return sum(1 for _ in counted_results(CompetitionFiles.for_control_file(control)))
+
+
+# ---------------------------------------------------------------------------
+# Simulations per second
+
+
+def speed_positions() -> list[Any]:
+    """FastBoards: the empty board and the middle games of ``SPEED_GAME``."""
+    from engines.mcts.fastboard import FastBoard
+    from gtp.vertex import parse_vertex
+
+    boards = []
+    for length in SPEED_POSITIONS:
+        board = FastBoard(BOARD_SIZE)
+        for word in SPEED_GAME.split()[:length]:
+            point = parse_vertex(word, BOARD_SIZE)
+            assert point is not None
+            board.play(board.geo.index(point))
+        boards.append(board)
+    return boards
+
+
+def measure_sims_per_s(config: str, sims: int, boards: Sequence[Any]) -> float | None:
+    """Median simulations/s of ``simulate(sims)`` from each board (fresh tree each); None if
+    the engine does not accept this configuration's options."""
+    if config not in CONFIGS or check_engine_accepts(config) is not None:
+        return None
+    from engines.mcts.__main__ import options_from_args
+    from engines.mcts.search import Search
+
+    options = options_from_args([*engine_args(config, sims), "--seed", "1"])
+    rates = []
+    for board in boards:
+        search = Search(options.search, seed=1)
+        search.set_position(board, KOMI)
+        start = time.perf_counter()
+        ran = search.simulate(sims)
+        rates.append(ran / (time.perf_counter() - start))
+    return statistics.median(rates)
+
+
+def previous_speeds(path: Path) -> dict[tuple[str, int], float]:
+    """sims_per_s of the rows already in the results file (for ``--no-speed``)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    speeds: dict[tuple[str, int], float] = {}
+    if isinstance(data, list):
+        for item in data:
+            if isinstance(item, dict) and isinstance(item.get("sims_per_s"), (int, float)):
+                speeds[(str(item.get("config")), int(item.get("sims", 0)))] = item["sims_per_s"]
+    return speeds
+
+
+# ---------------------------------------------------------------------------
+# Report
+
+
+def percent(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def format_table(rows: Sequence[Row]) -> str:
+    header = (
+        f"{'config':22s}{'sims':>6s}{'level':>6s}{'games':>7s}{'wins':>6s}"
+        f"{'win rate':>18s}{'distinct':>10s}{'void/forf':>11s}{'sims/s':>8s}"
+    )
+    lines = [header, "-" * len(header)]
+    for row in rows:
+        rate = f"{percent(row.win_rate)} ± {percent(row.stderr)}"
+        distinct = f"{row.distinct_games}"
+        if row.recorded_games != row.games:
+            distinct += f"/{row.recorded_games}"
+        speed = "?" if row.sims_per_s is None else f"{row.sims_per_s:.0f}"
+        lines.append(
+            f"{row.config:22s}{row.sims:6d}{row.level:6d}{row.games:7d}{row.wins:6d}"
+            f"{rate:>18s}{distinct:>10s}{f'{row.voids}/{row.forfeits}':>11s}{speed:>8s}"
+        )
+    if not rows:
+        lines.append("(no games played yet)")
+    return "\n".join(lines)
+
+
+def describe(row: Row) -> str:
+    return f"{row.config} {percent(row.win_rate)} ± {percent(row.stderr)} over {row.games} games"
+
+
+def verdicts(rows: Sequence[Row], level: int) -> list[str]:
+    """One line per target, from the rows against GNU Go ``level``; never a judgement
+    stronger than the numbers: 'met', 'not met' or 'not measured yet'."""
+    rows = [row for row in rows if row.level == level]
+    lines = []
+    target = f"best config at {TARGET_SIMS} sims >= {TARGET_WIN_RATE:.0%} v GNU Go level {level}"
+    at_target = [row for row in rows if row.sims == TARGET_SIMS]
+    if not at_target:
+        lines.append(f"{target}: not measured yet (no games at {TARGET_SIMS} sims)")
+    else:
+        best = max(at_target, key=lambda r: (r.win_rate, r.games))
+        met = "met" if best.win_rate >= TARGET_WIN_RATE else "not met"
+        if abs(best.win_rate - TARGET_WIN_RATE) <= best.stderr:
+            met += f" (but {TARGET_WIN_RATE:.0%} is within one standard error)"
+        lines.append(f"{target}: {describe(best)}: {met}")
+    by_key = {(row.config, row.sims): row for row in rows}
+    comparisons = []
+    for sims in sorted({row.sims for row in rows}):
+        graph, tree = by_key.get((GRAPH_CONFIG, sims)), by_key.get((TREE_CONFIG, sims))
+        if graph is None or tree is None:
+            continue
+        difference = graph.win_rate - tree.win_rate
+        error = math.hypot(graph.stderr, tree.stderr)
+        answer = "yes" if difference >= 0 else "no"
+        comparisons.append(
+            f"{sims} sims: graph {percent(graph.win_rate)} ± {percent(graph.stderr)}"
+            f" ({graph.games}) v tree {percent(tree.win_rate)} ± {percent(tree.stderr)}"
+            f" ({tree.games}), difference {100 * difference:+.1f} ± {100 * error:.1f} points:"
+            f" {answer}"
+        )
+    target = f"graph >= tree at equal sims ({GRAPH_CONFIG} v {TREE_CONFIG})"
+    if comparisons:
+        lines.append(f"{target}: " + "; ".join(comparisons))
+    else:
+        lines.append(f"{target}: not measured yet (no sims with games for both)")
+    return lines
+
+
+def json_rows(rows: Iterable[Row]) -> list[dict[str, Any]]:
+    return [row.to_json() for row in rows if row.games > 0]
+
+
+# ---------------------------------------------------------------------------
+# Running the arena
+
+
+class Interrupted(Exception):
+    """Ctrl-C or SIGTERM while the arena ran; it was told to stop."""
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def run_arena(control: Path, *, parallel: int, max_games: int | None, label: str) -> int:
+    """``python -m arena.cli run control`` with its per-game lines prefixed; its exit status."""
+    command = [sys.executable, "-m", "arena.cli", "run", str(control), "-j", str(parallel)]
+    if max_games is not None:
+        command += ["-g", str(max_games)]
+    # Its stdout is a pipe, so the arena prints one plain line per game (no dashboard).
+    with subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, text=True, encoding="utf-8", errors="replace"
+    ) as process:
+        try:
+            assert process.stdout is not None
+            for line in process.stdout:
+                print(f"[{label}] {line.rstrip()}", flush=True)
+            return process.wait()
+        except KeyboardInterrupt:
+            # The arena stops at once on SIGINT/SIGTERM; its unfinished games are replayed later.
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=60)
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            raise Interrupted from None
+
+
+@attrs.define
+class Plan:
+    control: Path
+    label: str
+    done: int
+    active: bool = True
+
+
+def run_competitions(args: argparse.Namespace, workdir: Path, gnugo: str) -> None:
+    plans: list[Plan] = []
+    for config in args.configs:
+        for sims in args.sims:
+            code = competition_code(config, sims, args.level)
+            control = workdir / f"{code}.ctl"
+            files = CompetitionFiles.for_control_file(control)
+            if is_running(files):
+                print(f"{code}: already running elsewhere; left alone", flush=True)
+                continue
+            text = control_file_text(config, sims, args.level, args.games, gnugo=gnugo)
+            write_if_changed(control, text)
+            plans.append(Plan(control, code, counted_games(control)))
+    while True:
+        todo = [plan for plan in plans if plan.active and plan.done < args.games]
+        if not todo:
+            return
+        for plan in todo:
+            batch = args.games - plan.done
+            if args.batch > 0:
+                batch = min(batch, args.batch)
+            print(f"{plan.label}: {plan.done}/{args.games} games; playing {batch}", flush=True)
+            status = run_arena(plan.control, parallel=args.jobs, max_games=batch, label=plan.label)
+            done = counted_games(plan.control)
+            if status == EXIT_INTERRUPTED:  # the arena itself was interrupted: so are we
+                raise Interrupted
+            if status != 0:
+                print(f"{plan.label}: the arena stopped with status {status}; skipping it",
+                      flush=True)
+                plan.active = False
+            elif done == plan.done:
+                print(f"{plan.label}: no game counted in this batch; skipping it", flush=True)
+                plan.active = False
+            plan.done = done
+
+
+# ---------------------------------------------------------------------------
+# Main
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        description="Sample engine v GNU Go through the arena, per configuration (resumable)."
+    )
+    parser.add_argument("--configs", default=",".join(CONFIGS),
+                        help=f"comma-separated, from: {', '.join(CONFIGS)} (default: all)")
+    parser.add_argument("--sims", default=",".join(map(str, DEFAULT_SIMS)),
+                        help="simulations per move, comma-separated (default: 1000,3000)")
+    parser.add_argument("--games", type=int, default=None,
+                        help="games per competition in all (played ones count)")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="games at once (default 1)")
+    parser.add_argument("--batch", type=int, default=10,
+                        help="games per competition before moving to the next (0: all)")
+    parser.add_argument("--level", type=int, default=10, help="GNU Go level (default 10)")
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
+                        help="where the competitions live (default benchmarks/results/"
+                        "strength-runs)")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="results JSON (default benchmarks/results/engine_strength.json,"
+                        " or WORKDIR/engine_strength.json for another --workdir)")
+    parser.add_argument("--report-only", action="store_true", help="play nothing; report")
+    parser.add_argument("--no-speed", action="store_true",
+                        help="skip measuring sims/s; keep the values in the results file")
+    return parser
+
+
+def validate(args: argparse.Namespace) -> None:
+    args.configs = parse_configs(args.configs)
+    args.sims = parse_sims(args.sims)
+    if args.jobs < 1:
+        raise UsageError(f"-j: expected a positive integer, not {args.jobs}")
+    if args.batch < 0:
+        raise UsageError(f"--batch: expected 0 or more, not {args.batch}")
+    if not 0 <= args.level <= 10:
+        raise UsageError(f"--level: GNU Go levels are 0 to 10, not {args.level}")
+    if args.report_only:
+        return
+    if args.games is None:
+        raise UsageError("give --games N (games per competition) or --report-only")
+    if args.games < 1:
+        raise UsageError(f"--games: expected a positive integer, not {args.games}")
+    for config in args.configs:
+        complaint = check_engine_accepts(config)
+        if complaint is not None:
+            raise UsageError(f"config {config!r}: the engine refuses its options ({complaint})")
+
+
+def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
+    rows = read_workdir(workdir)
+    if args.no_speed:
+        speeds = previous_speeds(output)
+        rows = [attrs.evolve(r, sims_per_s=speeds.get((r.config, r.sims))) for r in rows]
+    elif rows:
+        print("measuring simulations/s ...", flush=True)
+        boards = speed_positions()
+        measured: dict[tuple[str, int], float | None] = {}
+        for row in rows:
+            key = (row.config, row.sims)
+            if key not in measured:
+                measured[key] = measure_sims_per_s(row.config, row.sims, boards)
+        rows = [attrs.evolve(r, sims_per_s=measured[(r.config, r.sims)]) for r in rows]
+    print()
+    print(f"sample engine v GNU Go, 9x9, komi {KOMI}, area scoring; competitions in {workdir}")
+    print(format_table(rows))
+    print()
+    for line in verdicts(rows, args.level):
+        print(line)
+    if not rows:  # keep the results of another checkout or machine
+        print(f"\nno games in {workdir}: {output} left as it was")
+    else:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        data = json.dumps(json_rows(rows), indent=2) + "\n"
+        atomic_write(output, data.encode(), durable=False)
+        print(f"\nwrote {output}")
+    print("RESULT " + json.dumps(json_rows(rows)))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        validate(args)
+        workdir = args.workdir.resolve()
+        if args.output is not None:
+            output = args.output
+        elif workdir == DEFAULT_WORKDIR:
+            output = RESULTS / RESULTS_FILE
+        else:
+            output = workdir / RESULTS_FILE
+        if not args.report_only:
+            gnugo = find_gnugo()
+            if gnugo is None:
+                raise UsageError("GNU Go not found (apt-get install gnugo; or put it on PATH)")
+            workdir.mkdir(parents=True, exist_ok=True)
+            previous = signal.signal(signal.SIGTERM, _terminate)
+            try:
+                run_competitions(args, workdir, gnugo)
+            finally:
+                signal.signal(signal.SIGTERM, previous)
+        elif not workdir.is_dir() and workdir != DEFAULT_WORKDIR:
+            raise UsageError(f"--workdir: {workdir} is not a directory")
+        report(args, workdir, output)
+    except UsageError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+    except (Interrupted, KeyboardInterrupt):
+        print(f"{PROG}: interrupted; run again to continue (games in progress are replayed)",
+              file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

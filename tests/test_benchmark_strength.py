@@ -1,0 +1,256 @@
+"""``benchmarks/engine_strength.py``: its control files, its reading of results, its verdicts.
+
+The pure parts run on competitions written by hand (journal entries and SGF
+records); one test plays a single short game against GNU Go through the arena.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from sgfmill import sgf
+
+from arena.control import load_control_file
+from arena.results import EndReason, GameResult
+from arena.state import CompetitionFiles, ResultEntry, StateStore, VoidEntry
+from gtp.vertex import Colour
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "engine_strength.py"
+
+
+def load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("engine_strength", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+es = load_script()
+
+OURS, GNUGO = "uct-1000", "gnugo-l10"
+OUR_DESCRIPTION = "arena-mcts 0.1.0\nseed {}\nplayouts 1000"
+GNUGO_DESCRIPTION = "GNU Go:3.8"
+
+
+def write_sgf(path: Path, moves: list[tuple[str, tuple[int, int] | None]]) -> None:
+    game = sgf.Sgf_game(9)
+    for colour, move in moves:
+        game.extend_main_sequence().set_move(colour, move)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(game.serialise())
+
+
+def fake_competition(directory: Path, code: str = "uct_1000_l10") -> Path:
+    """Five counted games (two with the same moves), one void, one forfeit, one duplicate."""
+    control = directory / f"{code}.ctl"
+    control.write_text("# not run in these tests\n")
+    files = CompetitionFiles.for_control_file(control)
+    games = [
+        (GameResult("vs-gnugo_0", OURS, GNUGO, Colour.BLACK, EndReason.RESIGN), 11),
+        (GameResult("vs-gnugo_1", GNUGO, OURS, Colour.BLACK, EndReason.SCORE, 12.5), 12),
+        (GameResult("vs-gnugo_2", OURS, GNUGO, Colour.BLACK, EndReason.SCORE, 3.5), 13),
+        (GameResult("vs-gnugo_3", GNUGO, OURS, Colour.WHITE, EndReason.FORFEIT), 13),
+        (GameResult("vs-gnugo_4", OURS, GNUGO, Colour.WHITE, EndReason.SCORE, 0.5), 14),
+    ]
+    store = StateStore(files, "playoff", durable=False)
+    store.open()
+    store.append(VoidEntry("vs-gnugo_3", "vs-gnugo", "engine crashed"))
+    for result, seed in games:
+        engines = {OURS: OUR_DESCRIPTION.format(seed), GNUGO: GNUGO_DESCRIPTION}
+        store.append(ResultEntry(result, engines))
+    store.append(ResultEntry(GameResult("vs-gnugo_0", OURS, GNUGO, None, EndReason.UNKNOWN)))
+    store.close()
+    repeated = [("b", (4, 4)), ("w", (2, 2)), ("b", None), ("w", None)]
+    write_sgf(files.sgf_path("vs-gnugo_0"), [("b", (3, 3)), ("w", (5, 5))])
+    write_sgf(files.sgf_path("vs-gnugo_1"), [("b", (4, 4)), ("w", (2, 6))])
+    write_sgf(files.sgf_path("vs-gnugo_2"), repeated)
+    write_sgf(files.sgf_path("vs-gnugo_3"), [("b", (4, 4))])
+    write_sgf(files.sgf_path("vs-gnugo_4"), repeated)
+    return control
+
+
+def row(config: str, sims: int, games: int, wins: int, level: int = 10) -> object:
+    return es.Row(
+        config=config,
+        sims=sims,
+        level=level,
+        games=games,
+        wins=wins,
+        jigo=0,
+        no_result=0,
+        voids=0,
+        forfeits=0,
+        opponent_forfeits=0,
+        distinct_games=games,
+        recorded_games=games,
+        distinct_seeds=games,
+        opponent=f"GNU Go 3.8 level {level}",
+        updated=None,
+    )
+
+
+# ---------------------------------------------------------------------------
+# Arguments and control files
+
+
+def test_unknown_config_is_refused_naming_the_known_ones() -> None:
+    with pytest.raises(es.UsageError, match=r"unknown config 'tree'.*uct, rave"):
+        es.parse_configs("uct,tree")
+    assert es.parse_configs("rave, uct,rave") == ["rave", "uct"]
+
+
+@pytest.mark.parametrize("text", ["0", "1000,x", "-5", ","])
+def test_bad_sims_are_refused(text: str) -> None:
+    with pytest.raises(es.UsageError, match="--sims"):
+        es.parse_sims(text)
+
+
+def test_bad_arguments_give_one_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert es.main(["--configs", "nope", "--games", "2"]) == 2
+    assert es.main(["--configs", "uct"]) == 2  # no --games, not --report-only
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "engine_strength: unknown config 'nope' (known: uct, rave, heuristic-rave,"
+        " heuristic-rave-graph)",
+        "engine_strength: give --games N (games per competition) or --report-only",
+    ]
+
+
+def test_a_config_the_engine_refuses_is_one_line_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setitem(es.CONFIGS, "future", ("--no-such-flag", "x"))
+    assert es.main(["--configs", "future", "--games", "1", "--workdir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("engine_strength: config 'future': the engine refuses its options")
+    assert "--no-such-flag" in err[0]
+    assert list(tmp_path.iterdir()) == []  # nothing was started
+    assert es.measure_sims_per_s("future", 10, es.speed_positions()) is None
+
+
+def test_competition_codes_round_trip() -> None:
+    code = es.competition_code("heuristic-rave-graph", 3000, 10)
+    assert es.parse_competition_code(code) == ("heuristic-rave-graph", 3000, 10)
+    assert es.parse_competition_code("demo") is None
+    assert es.parse_competition_code("uct_1000") is None
+
+
+def test_control_file_plays_alternating_9x9_scored_by_gnugo_alone(tmp_path: Path) -> None:
+    control = tmp_path / f"{es.competition_code('rave', 3000, 10)}.ctl"
+    control.write_text(es.control_file_text("rave", 3000, 10, 250, gnugo="/usr/games/gnugo"))
+    config = load_control_file(control)
+    ours, gnugo = config.players["rave-3000"], config.players["gnugo-l10"]
+    assert ours.command[1:] == ("-m", "engines.mcts", "--playouts", "3000", "--rave", "mse")
+    assert "--seed" not in ours.command  # every game's fresh engine picks its own seed
+    assert not ours.is_reliable_scorer and not ours.allow_claim
+    assert gnugo.command == (
+        "/usr/games/gnugo", "--mode", "gtp", "--level", "10", "--chinese-rules"
+    )
+    assert gnugo.is_reliable_scorer
+    assert not config.reuse_engines
+    (matchup,) = config.playoff.matchups
+    assert (matchup.player_1, matchup.player_2) == ("rave-3000", "gnugo-l10")
+    assert matchup.alternating and matchup.number_of_games == 250
+    settings = matchup.settings
+    assert (settings.board_size, settings.komi, settings.scorer) == (9, 7.5, "players")
+
+
+# ---------------------------------------------------------------------------
+# Reading results
+
+
+def test_a_competition_is_summarised_from_its_journal_and_records(tmp_path: Path) -> None:
+    summary = es.read_competition(fake_competition(tmp_path))
+    assert (summary.config, summary.sims, summary.level) == ("uct", 1000, 10)
+    assert summary.games == 5  # the duplicate result of game 0 counts once
+    assert summary.wins == 3  # games 0, 2 (ours black, black won) and 3 (gnugo forfeited)
+    assert (summary.voids, summary.forfeits, summary.opponent_forfeits) == (1, 0, 1)
+    assert (summary.distinct_games, summary.recorded_games) == (4, 5)
+    assert summary.distinct_seeds == 4
+    assert summary.opponent == "GNU Go 3.8 level 10"
+    assert summary.win_rate == pytest.approx(0.6)
+    assert summary.stderr == pytest.approx(math.sqrt(0.6 * 0.4 / 5))
+
+
+def test_the_report_lists_competitions_with_games_and_writes_the_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_competition(tmp_path)
+    (tmp_path / "rave_3000_l10.ctl").write_text("# no games yet\n")
+    (tmp_path / "someone-elses.ctl").write_text("# not ours\n")
+    output = tmp_path / "out.json"
+    args = ["--report-only", "--no-speed", "--workdir", str(tmp_path), "--output", str(output)]
+    assert es.main(args) == 0
+    out = capsys.readouterr().out
+    assert "60.0% ± 21.9%" in out
+    assert "rave_3000" not in out and "someone" not in out
+    (entry,) = json.loads(output.read_text())
+    assert {"config", "sims", "games", "wins", "opponent", "sims_per_s"} <= set(entry)
+    assert (entry["config"], entry["sims"], entry["games"], entry["wins"]) == ("uct", 1000, 5, 3)
+    assert entry["opponent"] == "GNU Go 3.8 level 10"
+    assert entry["sims_per_s"] is None  # --no-speed and no earlier measurement
+
+
+def test_win_rate_and_standard_error() -> None:
+    assert es.win_rate(30, 100) == pytest.approx((0.3, math.sqrt(0.21 / 100)))
+    assert es.win_rate(0, 0) == (0.0, 0.0)
+
+
+def test_verdicts_name_the_numbers_and_never_overclaim() -> None:
+    rows = [
+        row("uct", 3000, 100, 40),
+        row("heuristic-rave", 3000, 100, 64),
+        row("heuristic-rave-graph", 3000, 100, 62),
+        row("heuristic-rave", 1000, 50, 20),
+        row("heuristic-rave-graph", 1000, 50, 25),
+        row("uct", 3000, 100, 99, level=1),  # another opponent: ignored
+    ]
+    best, graph = es.verdicts(rows, 10)
+    assert best.startswith("best config at 3000 sims >= 60% v GNU Go level 10:")
+    assert best.endswith(
+        "heuristic-rave 64.0% ± 4.8% over 100 games: met (but 60% is within one standard error)"
+    )
+    assert "1000 sims: graph 50.0%" in graph and "tree 40.0%" in graph
+    assert graph.index("1000 sims") < graph.index("3000 sims")
+    assert "difference +10.0" in graph and "difference -2.0" in graph
+    assert graph.split("; ")[0].endswith(": yes") and graph.endswith(": no")
+
+    low = es.verdicts([row("uct", 3000, 100, 30)], 10)
+    assert low[0].endswith("uct 30.0% ± 4.6% over 100 games: not met")
+    assert low[1].endswith("not measured yet (no sims with games for both)")
+    assert es.verdicts([], 10)[0].endswith("not measured yet (no games at 3000 sims)")
+
+
+def test_speed_positions_are_legal_and_measured() -> None:
+    boards = es.speed_positions()
+    assert [len(board.empties) for board in boards] == [81, 81 - 16, 81 - 30]
+    speed = es.measure_sims_per_s("uct", 20, boards)
+    assert speed is not None and speed > 0
+
+
+# ---------------------------------------------------------------------------
+# End to end
+
+
+@pytest.mark.gnugo
+def test_one_game_against_gnugo_through_the_arena_then_resume(
+    gnugo: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", os.path.dirname(gnugo) + os.pathsep + os.environ["PATH"])
+    common = ["--configs", "uct", "--sims", "10", "--level", "0", "--workdir", str(tmp_path)]
+    assert es.main([*common, "--games", "1", "--no-speed"]) == 0
+    assert es.main([*common, "--games", "1", "--no-speed"]) == 0  # complete: nothing to play
+    (entry,) = json.loads((tmp_path / "engine_strength.json").read_text())
+    assert (entry["config"], entry["sims"], entry["games"]) == ("uct", 10, 1)
+    assert entry["opponent"].startswith("GNU Go") and entry["opponent"].endswith("level 0")
+    assert entry["voids"] == 0 and entry["distinct_games"] == 1
+    assert sys.executable in (tmp_path / "uct_10_l0.ctl").read_text()
