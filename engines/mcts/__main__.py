@@ -68,6 +68,29 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--pass-threshold", type=float, default=defaults.pass_threshold,
                         metavar="F", help="offer passes in the tree when at most this share"
                         " of the points is playable")
+    search.add_argument("--rave", choices=("off", "k", "mse"), default=defaults.rave,
+                        help="MC-RAVE: off, the hand-selected schedule 'k' or the minimum-MSE"
+                        " schedule 'mse'")
+    search.add_argument("--rave-k", type=float, default=defaults.rave_k, metavar="K",
+                        help="equivalence parameter of the 'k' schedule")
+    search.add_argument("--rave-bias", type=float, default=defaults.rave_bias, metavar="B",
+                        help="RAVE bias of the 'mse' schedule")
+    search.add_argument("--rave-exploration", type=float, default=defaults.rave_exploration,
+                        metavar="C", help="UCT exploration constant when RAVE is on")
+    search.add_argument("--priors", choices=("none", "even", "grandfather", "heuristic"),
+                        default=defaults.priors,
+                        help="prior knowledge for new nodes (also PUCT's priors)")
+    search.add_argument("--prior-visits", type=float, default=defaults.prior_visits,
+                        metavar="N", help="equivalent experience of the priors")
+    search.add_argument("--structure", choices=("tree", "graph"), default=defaults.structure,
+                        help="search a tree, or a graph sharing transposed positions")
+    search.add_argument("--graph-stop", action="store_true",
+                        help="graph: skip the playout when the child already has more visits"
+                        " than the edge")
+    search.add_argument("--workers", type=int, default=engine_defaults.workers, metavar="N",
+                        help="worker processes running playouts (0: all in this process)")
+    search.add_argument("--batch", type=int, default=engine_defaults.batch, metavar="N",
+                        help="leaves sent to a worker at a time (with --workers)")
     game = parser.add_argument_group("game")
     game.add_argument("--resign-threshold", type=float, default=defaults.resign_threshold,
                       metavar="W", help="resign below this win rate (0: never resign)")
@@ -109,6 +132,14 @@ def options_from_args(argv: Sequence[str] | None = None) -> EngineOptions:
             claim_threshold=ns.claim_threshold,
             reuse_tree=not ns.no_reuse_tree,
             pass_threshold=ns.pass_threshold,
+            rave=ns.rave,
+            rave_k=ns.rave_k,
+            rave_bias=ns.rave_bias,
+            rave_exploration=ns.rave_exploration,
+            priors=ns.priors,
+            prior_visits=ns.prior_visits,
+            structure=ns.structure,
+            graph_stop=ns.graph_stop,
         )
         return EngineOptions(
             search=config,
@@ -119,6 +150,8 @@ def options_from_args(argv: Sequence[str] | None = None) -> EngineOptions:
             time_share=ns.time_share,
             ownership_playouts=ns.ownership_playouts,
             handicap_compensation=ns.handicap_compensation,
+            workers=ns.workers,
+            batch=ns.batch,
         )
     except ValueError as exc:
         parser.error(str(exc))
@@ -126,8 +159,11 @@ def options_from_args(argv: Sequence[str] | None = None) -> EngineOptions:
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = options_from_args(argv)
-    server = build_server(MctsEngine(options))
-    return run_stdio(server)
+    engine = MctsEngine(options)
+    try:
+        return run_stdio(build_server(engine))
+    finally:
+        engine.close()
 
 
 if __name__ == "__main__":
