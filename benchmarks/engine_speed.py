@@ -6,12 +6,16 @@ empty 9x9 board and on the midgame position of
 ``../shared/bench/midgame_9x9_30moves.txt``, for the ``default`` and ``light``
 playout policies; the uniform random playouts per second of
 ``../shared/bench/reference_playout.py`` on the same two positions; the
-ratios; and the memory of the tree per node (tracemalloc), with the size a
-100,000-node tree would have.  The measurements are interleaved in short
+ratios; the memory of the tree per node (tracemalloc), with the size a
+100,000-node tree would have; and the simulations per second with playouts in
+one and in two worker processes (``engines.mcts.parallel``) against the same
+search in one process, for the default configuration and for heuristic
+MC-RAVE (``parallel2_speedup`` is the default configuration's; run it on an
+otherwise idle machine: it needs both cores).  The measurements are interleaved in short
 batches (about 20 ms each, in turn) so that a busy machine slows all of them
 alike; each search keeps growing one tree for the whole run.
 
-    python benchmarks/engine_speed.py [--seconds S] [--tree-sims N]
+    python benchmarks/engine_speed.py [--seconds S] [--tree-sims N] [--parallel-seconds S]
 
 The last line is ``RESULT {json}``; the JSON also goes to
 ``benchmarks/results/engine_speed.json``.
@@ -37,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engines.mcts.fastboard import FastBoard  # noqa: E402
+from engines.mcts.parallel import WorkerPool  # noqa: E402
 from engines.mcts.search import Search, SearchConfig  # noqa: E402
 from gtp.vertex import parse_vertex  # noqa: E402
 
@@ -101,6 +106,47 @@ def search_batch(board: FastBoard, policy: str, seed: int) -> Callable[[], int]:
     return batch
 
 
+PARALLEL_CONFIGS = {
+    "default": SearchConfig(),
+    "heuristic-rave": SearchConfig(rave="mse", priors="heuristic"),
+}
+
+
+def parallel_rates(
+    positions: dict[str, FastBoard], seconds: float
+) -> dict[str, dict[str, float]]:
+    """Per configuration: sims/s in one process and with 1 and 2 workers, interleaved."""
+    out: dict[str, dict[str, float]] = {}
+    for name, config in PARALLEL_CONFIGS.items():
+        pools = {workers: WorkerPool(workers, config, seed=1, batch=8) for workers in (1, 2)}
+        try:
+            batches: dict[str, Callable[[], int]] = {}
+            for pos, board in positions.items():
+                for workers in (0, 1, 2):
+                    search = Search(config, 1)
+                    search.evaluator = pools.get(workers)
+                    search.set_position(board, KOMI)
+                    batches[f"{pos}/{workers}"] = _simulations(search, 200)
+            rates = interleaved(batches, seconds)
+        finally:
+            for pool in pools.values():
+                pool.close()
+        out[name] = {
+            key: sum(rates[f"{pos}/{key[-1]}"] for pos in positions) / len(positions)
+            for key in ("workers0", "workers1", "workers2")
+        }
+    return out
+
+
+def _simulations(search: Search, count: int) -> Callable[[], int]:
+    def batch() -> int:
+        done = search.simulate(count)
+        search.flush()  # no work left in the workers outside the timed call
+        return done
+
+    return batch
+
+
 def reference_batch(ref: ModuleType, state: Any) -> Callable[[], int]:
     rnd = random.Random(1).random
 
@@ -138,6 +184,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="per measurement")
     parser.add_argument("--tree-sims", type=int, default=40_000)
+    parser.add_argument("--parallel-seconds", type=float, default=10.0,
+                        help="per measurement of the worker processes (0: skip)")
     args = parser.parse_args()
 
     ref = load_reference()
@@ -166,7 +214,17 @@ def main() -> int:
           f"{memory['bytes_per_node']:.0f} bytes/node, "
           f"{memory['mb_per_100k_nodes']:.1f} MB per 100,000 nodes")
 
-    result = {
+    parallel: dict[str, dict[str, float]] = {}
+    if args.parallel_seconds > 0:
+        boards = {pos: fast for pos, (fast, _state) in positions.items()}
+        parallel = parallel_rates(boards, args.parallel_seconds)
+        print("\nsims/s (mean of the empty and midgame positions): one process, 1 and 2 workers")
+        for name, rate in parallel.items():
+            print(f"{name:16s}{rate['workers0']:8.0f}{rate['workers1']:8.0f}"
+                  f"{rate['workers2']:8.0f}   2 workers: "
+                  f"{rate['workers2'] / rate['workers0']:.2f}x")
+
+    result: dict[str, object] = {
         "default_sims_per_s": round(rates["empty/default"]),
         "light_sims_per_s": round(rates["empty/light"]),
         "reference_playouts_per_s": round(rates["empty/reference"]),
@@ -180,6 +238,16 @@ def main() -> int:
         "midgame_light_ratio": round(rates["midgame/light"] / rates["midgame/reference"], 3),
         "mb_per_100k_nodes": memory["mb_per_100k_nodes"],
         "tree_nodes": memory["tree_nodes"],
+        **{
+            key: value
+            for name, rate in parallel.items()
+            for key, value in (
+                (f"parallel2_speedup{'' if name == 'default' else '_' + name.replace('-', '_')}",
+                 round(rate["workers2"] / rate["workers0"], 2)),
+                (f"{name.replace('-', '_')}_sims_per_s_workers", [
+                    round(rate["workers0"]), round(rate["workers1"]), round(rate["workers2"])]),
+            )
+        },
         "python": platform.python_version(),
         "seconds": args.seconds,
     }

@@ -243,11 +243,9 @@ class MctsEngine:
         self._search = Search(self.options.search, self.options.seed)
         self._clock = Clock(share=self.options.time_share, cap=self.options.max_move_time)
         if self.options.workers:
-            config = self.options.search
             self._search.evaluator = WorkerPool(
                 self.options.workers,
-                policy=config.policy,
-                rave=config.rave != "off",
+                self.options.search,
                 seed=self.options.seed,
                 batch=self.options.batch,
             )

@@ -7,7 +7,9 @@ sees them as losses and spreads out), collects ``batch`` leaves, and sends a
 worker just the moves from the root to each of them.  The worker, which holds
 a copy of the root position, replays the moves, plays the position out and
 sends back Black's result and the AMAF record; the main process backs them up
-(:meth:`Search.backup`).  Each worker has up to two batches in flight, so it
+(:meth:`Search.backup`).  When a leaf is due for expansion the worker also
+lists its moves and their position priors (the costly part of expanding), so
+the main process only builds the nodes.  Each worker has up to two batches in flight, so it
 never waits for the main process and the main process descends while the
 workers play out.
 
@@ -25,6 +27,7 @@ leaves it held are played out in this process, so no visit is left pending.
 
 from __future__ import annotations
 
+import json
 import marshal
 import os
 import random
@@ -37,6 +40,7 @@ from typing import IO, TYPE_CHECKING, Final
 
 from engines.mcts.fastboard import PASS, FastBoard, score_terminal
 from engines.mcts.policy import PLAYOUTS
+from engines.mcts.search import SearchConfig, candidate_moves, prior_stats
 
 if TYPE_CHECKING:
     from engines.mcts.search import Leaf, Search
@@ -76,10 +80,13 @@ def _write_frame(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _worker_main(policy: str, rave: bool, seed: int) -> None:
+def _worker_main(settings: str, seed: int) -> None:
     """A worker: hold the root position, play out the leaves it is sent (stdin/stdout)."""
+    config = SearchConfig(**json.loads(settings))
+    rave = config.rave != "off"
     rnd = random.Random(seed).random
-    playout = PLAYOUTS[policy]
+    playout = PLAYOUTS[config.policy]
+    pass_threshold = config.pass_threshold
     root = FastBoard(9)
     komi = 7.5
     fd_in = sys.stdin.fileno()
@@ -99,19 +106,25 @@ def _worker_main(policy: str, rave: bool, seed: int) -> None:
             continue
         out = []
         cells = root.geo.cells
-        for moves in message[1]:
+        for moves, expand in message[1]:
             board = root.copy()
             for move in moves:
                 if move == PASS:
                     board.play(PASS)
                 else:
                     board._place(move, board.to_move)
+            listed: list[int] | None = None
+            stats = None
+            if expand:
+                candidates = candidate_moves(board, pass_threshold)
+                stats = prior_stats(board, candidates, config)
+                listed = list(candidates)
             amaf = bytearray(cells) if rave else None
             if board.passes < 2:
                 playout(board, rnd, 0, amaf)
             margin = score_terminal(board) - komi
             result = 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
-            out.append((result, bytes(amaf) if amaf is not None else None))
+            out.append((result, bytes(amaf) if amaf is not None else None, listed, stats))
         try:
             _write_frame(fd_out, marshal.dumps(out))
         except OSError:
@@ -121,18 +134,25 @@ def _worker_main(policy: str, rave: bool, seed: int) -> None:
 class WorkerPool:
     """``workers`` playout processes serving one :class:`Search` (its ``evaluator``)."""
 
-    def __init__(self, workers: int, *, policy: str, rave: bool, seed: int, batch: int = 8) -> None:
+    def __init__(self, workers: int, config: SearchConfig, *, seed: int, batch: int = 8) -> None:
         if workers < 1 or batch < 1:
             raise ValueError("a worker pool needs at least one worker and a batch of one")
         self.batch = batch
+        self._root: tuple[FastBoard, float] | None = None
+        self._buffer: list[Leaf] = []  # leaves waiting for a full batch
+        self._owner: Search | None = None  # the search whose leaves are out
         self._procs: list[subprocess.Popen[bytes]] = []
+        settings = json.dumps({
+            "policy": config.policy, "rave": config.rave, "priors": config.priors,
+            "prior_visits": config.prior_visits, "pass_threshold": config.pass_threshold,
+        })
         for i in range(workers):
             worker_seed = (seed * 7919 + 104729 * (i + 1)) % 2**31
-            command = [sys.executable, "-m", "engines.mcts.parallel", policy, str(int(rave)),
-                       str(worker_seed)]
+            command = [sys.executable, "-m", "engines.mcts.parallel", settings, str(worker_seed)]
             self._procs.append(
                 subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             )
+        self._flights: list[deque[list[Leaf]]] = [deque() for _ in self._procs]
 
     @property
     def workers(self) -> int:
@@ -155,6 +175,8 @@ class WorkerPool:
             raise WorkerError(f"playout worker {worker} is gone") from None
 
     def set_root(self, board: FastBoard, komi: float) -> None:
+        """Give the workers the position the leaves' moves start from."""
+        self._root = (board, komi)
         color = board.color
         points = board.geo.points
         message = (
@@ -174,72 +196,107 @@ class WorkerPool:
             self._send(worker, data)
 
     def run(self, search: Search, count: int) -> int:
-        """Run ``count`` simulations of ``search``; every leaf sent out is backed up."""
-        flights: list[deque[list[Leaf]]] = [deque() for _ in self._procs]
-        progress = [0, 0]  # issued, done
-        try:
-            while progress[1] < count:
-                for worker, queue in enumerate(flights):
-                    while len(queue) < IN_FLIGHT and progress[0] < count:
-                        leaves = self._issue(search, worker, count, progress)
-                        if leaves:
-                            queue.append(leaves)
-                busy = {self._fileno(w): w for w, queue in enumerate(flights) if queue}
-                if not busy:
-                    continue
-                ready, _, _ = select.select(list(busy), [], [])
-                for fd in ready:
-                    worker = busy[fd]
-                    results = marshal.loads(self._receive(worker))
-                    leaves = flights[worker].popleft()
-                    for leaf, (result, amaf) in zip(leaves, results, strict=True):
-                        search.backup(leaf, result, bytearray(amaf) if amaf is not None else None)
-                    progress[1] += len(leaves)
-        except WorkerError:
-            # play the stranded leaves here, so that no virtual loss stays behind
-            for queue in flights:
-                for leaves in queue:
-                    for leaf in leaves:
-                        assert leaf.board is not None
-                        result, amaf = search.evaluate(leaf.board)
-                        search.backup(leaf, result, amaf)
-            raise
-        return progress[1]
+        """Start ``count`` simulations of ``search``; returns ``count``.
 
-    def _issue(self, search: Search, worker: int, count: int, progress: list[int]) -> list[Leaf]:
-        """Descend to up to ``batch`` leaves and send the ones needing a playout to ``worker``."""
-        graph = search.config.structure == "graph"
-        leaves: list[Leaf] = []
-        jobs: list[list[int]] = []
-        while len(leaves) < self.batch and progress[0] < count:
-            progress[0] += 1
+        Leaves go out in full batches and results are taken in only when a
+        worker has no room for the next batch, so the workers stay busy across
+        calls and the order of everything depends only on the number of
+        simulations (deterministic with one worker).  :meth:`drain` finishes
+        the simulations still out; the search calls it before it reports.
+        """
+        owner = self._owner
+        if owner is not search:  # a pool shared between searches: finish the other's work
+            if owner is not None:
+                self.drain(owner)
+            self._owner = search
+        root = self._root
+        if root is None or root[0] is not search.root_board or root[1] != search.komi:
+            self.set_root(search.root_board, search.komi)
+        batch = self.batch
+        for _ in range(count):
             leaf = search.descend()
             board = leaf.board
             if board is None:
                 search.backup(leaf, -1.0, None)
-                progress[1] += 1
-                continue
-            if board.passes >= 2:  # the game is over: nothing to play out
+            elif board.passes >= 2:  # the game is over: nothing to play out
                 result, amaf = search.evaluate(board)
                 search.backup(leaf, result, amaf)
-                progress[1] += 1
-                continue
-            leaves.append(leaf)
-            if graph:
-                jobs.append([edge.move for edge in leaf.edges])
             else:
-                jobs.append([node.move for node in leaf.path[1:]])
-        if leaves:
+                buffer = self._buffer
+                buffer.append(leaf)
+                if len(buffer) >= batch:
+                    self._send_buffer(search)
+        return count
+
+    def drain(self, search: Search) -> None:
+        """Finish every simulation still out (the partial batch included)."""
+        if self._buffer:
+            self._send_buffer(search)
+        while any(self._flights):
+            self._receive_some(search)
+
+    def _send_buffer(self, search: Search) -> None:
+        flights = self._flights
+        worker = self._free_worker()
+        while worker < 0:
+            self._receive_some(search)
+            worker = self._free_worker()
+        leaves = self._buffer
+        self._buffer = []
+        graph = search.config.structure == "graph"
+        jobs = []
+        for leaf in leaves:
+            if graph:
+                moves = [edge.move for edge in leaf.edges]
+            else:
+                moves = [node.move for node in leaf.path[1:]]
+            jobs.append((moves, leaf.expand is not None))
+        flights[worker].append(leaves)
+        try:
+            self._send(worker, marshal.dumps((_BATCH, jobs)))
+        except WorkerError:
+            self._rescue(search)
+            raise
+
+    def _free_worker(self) -> int:
+        """The first worker with room for another batch, or -1."""
+        for worker, queue in enumerate(self._flights):
+            if len(queue) < IN_FLIGHT:
+                return worker
+        return -1
+
+    def _receive_some(self, search: Search) -> None:
+        """Wait for at least one worker's oldest batch and back it up."""
+        flights = self._flights
+        busy = {self._fileno(w): w for w, queue in enumerate(flights) if queue}
+        ready, _, _ = select.select(sorted(busy), [], [])
+        for fd in ready:
+            worker = busy[fd]
             try:
-                self._send(worker, marshal.dumps((_BATCH, jobs)))
+                results = marshal.loads(self._receive(worker))
             except WorkerError:
-                for leaf in leaves:
-                    assert leaf.board is not None
-                    result, amaf = search.evaluate(leaf.board)
-                    search.backup(leaf, result, amaf)
-                progress[1] += len(leaves)
+                self._rescue(search)
                 raise
-        return leaves
+            leaves = flights[worker].popleft()
+            for leaf, (result, amaf, listed, stats) in zip(leaves, results, strict=True):
+                search.backup(
+                    leaf,
+                    result,
+                    bytearray(amaf) if amaf is not None else None,
+                    None if listed is None else (listed, stats),
+                )
+
+    def _rescue(self, search: Search) -> None:
+        """Play every leaf still out in this process, so no virtual loss stays behind."""
+        stranded = [leaf for queue in self._flights for leaves in queue for leaf in leaves]
+        stranded.extend(self._buffer)
+        self._buffer = []
+        for queue in self._flights:
+            queue.clear()
+        for leaf in stranded:
+            assert leaf.board is not None
+            result, amaf = search.evaluate(leaf.board)
+            search.backup(leaf, result, amaf)
 
     def _fileno(self, worker: int) -> int:
         stdout = self._procs[worker].stdout
@@ -269,4 +326,4 @@ class WorkerPool:
 
 
 if __name__ == "__main__":
-    _worker_main(sys.argv[1], sys.argv[2] == "1", int(sys.argv[3]))
+    _worker_main(sys.argv[1], int(sys.argv[2]))

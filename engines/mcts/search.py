@@ -60,10 +60,51 @@ from engines.mcts.tree import (
 )
 
 PolicyName = Literal["default", "light"]
+Expansion = tuple[Sequence[int], Sequence[tuple[float, float]] | None]
+_REQUESTED: Final = array("H")  # ``untried`` of a node whose moves a worker is listing
 StructureName = Literal["tree", "graph"]
 
 RESIGN: Final = -1  # a "move" the search can return besides points and PASS
 CLAIM_MIN_VISITS: Final = 16  # a claim needs at least this many root visits
+
+
+def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:
+    """The moves a node lists: legal, not filling an own true eye; PASS once the board is full.
+
+    PASS is offered after a pass, or when at most ``pass_threshold`` of the
+    points are still playable.
+    """
+    c = board.to_move
+    eyes = true_eye_tables()[c]
+    pat = board.pat
+    color = board.color
+    nb = board.geo.neighbours
+    ko = board.ko if board.ko_colour == c else 0
+    is_legal = board.is_legal
+    moves = array("H")
+    append = moves.append
+    for p in board.empties:
+        if eyes[pat[p]]:
+            continue
+        a, b, d, e = nb[p]
+        if p != ko and not (color[a] and color[b] and color[d] and color[e]):
+            append(p)  # an empty neighbour: legal
+        elif is_legal(p, c):
+            append(p)
+    if board.passes or len(moves) <= len(board.geo.points) * pass_threshold:
+        append(PASS)
+    return moves
+
+
+def prior_stats(
+    board: FastBoard, moves: Sequence[int], config: SearchConfig
+) -> list[tuple[float, float]] | None:
+    """The priors that need only the position (``grandfather`` needs the tree: None here)."""
+    if config.priors == "even":
+        return even_priors(moves, config.prior_visits)
+    if config.priors == "heuristic":
+        return heuristic_priors(board, moves, config.prior_visits)
+    return None
 
 
 @attrs.frozen
@@ -155,12 +196,20 @@ class Leaf:
     the child already backed by enough visits).
     """
 
-    __slots__ = ("board", "edges", "path")
+    __slots__ = ("board", "edges", "expand", "path")
 
-    def __init__(self, path: list[Node], edges: list[Node], board: FastBoard | None) -> None:
+    def __init__(
+        self,
+        path: list[Node],
+        edges: list[Node],
+        board: FastBoard | None,
+        expand: Node | None = None,
+    ) -> None:
         self.path = path
         self.edges = edges
         self.board = board
+        # The last node, when the evaluator is to list its moves (see Search.descend).
+        self.expand = expand
 
 
 class Evaluator(Protocol):
@@ -169,6 +218,8 @@ class Evaluator(Protocol):
     def set_root(self, board: FastBoard, komi: float) -> None: ...
 
     def run(self, search: Search, count: int) -> int: ...
+
+    def drain(self, search: Search) -> None: ...
 
     def close(self) -> None: ...
 
@@ -237,6 +288,7 @@ class Search:
         game's (colour, point) plays since the setup) let the search recognise
         a continuation of the position it searched last and keep that subtree.
         """
+        self.flush()
         key = (board.size, komi, setup_key)
         reused = False
         old_key = self._key
@@ -366,60 +418,45 @@ class Search:
         root.priors = [mixed[m] for m in root.untried]
 
     def _expand(self, node: Node, board: FastBoard) -> None:
-        """List the moves of ``node``: legal, not filling an own true eye; PASS late."""
-        c = board.to_move
-        eyes = true_eye_tables()[c]
-        pat = board.pat
-        color = board.color
-        nb = board.geo.neighbours
-        ko = board.ko if board.ko_colour == c else 0
-        is_legal = board.is_legal
-        moves = array("H")
-        append = moves.append
-        for p in board.empties:
-            if eyes[pat[p]]:
-                continue
-            a, b, d, e = nb[p]
-            if p != ko and not (color[a] and color[b] and color[d] and color[e]):
-                append(p)  # an empty neighbour: legal
-            elif is_legal(p, c):
-                append(p)
-        if board.passes or len(moves) <= len(board.geo.points) * self.config.pass_threshold:
-            append(PASS)
+        """List the moves of ``node`` as untried (plain UCT/PUCT)."""
         node.children = []
-        node.untried = moves
+        node.untried = candidate_moves(board, self.config.pass_threshold)
 
     def _expand_eager(self, node: Node, board: FastBoard, grand: Node | None) -> None:
         """List every move of ``node`` as a child, with its priors (RAVE, priors, graphs)."""
-        self._expand(node, board)
-        assert node.untried is not None
-        moves = list(node.untried)
-        self.rng.shuffle(moves)  # ties in selection go to the first child
-        node.untried = array("H")
+        moves = candidate_moves(board, self.config.pass_threshold)
+        self.attach_children(node, moves, prior_stats(board, moves, self.config), grand)
+
+    def attach_children(
+        self,
+        node: Node,
+        moves: Sequence[int],
+        stats: Sequence[tuple[float, float]] | None,
+        grand: Node | None,
+    ) -> None:
+        """Expand ``node`` with ``moves`` and their (visits, wins) priors, if any."""
+        if not self._eager:
+            node.children = []
+            node.untried = array("H", moves)
+            return
         config = self.config
-        confidence = config.prior_visits
-        kind = config.priors
-        stats: list[tuple[float, float]] | None
-        if kind == "even":
-            stats = even_priors(moves, confidence)
-        elif kind == "heuristic":
-            stats = heuristic_priors(board, moves, confidence)
-        elif kind == "grandfather":
-            stats = self._grandfather_priors(moves, grand, confidence)
-        else:
-            stats = None
+        order = list(range(len(moves)))
+        self.rng.shuffle(order)  # ties in selection go to the first child
+        if stats is None and config.priors == "grandfather":
+            stats = self._grandfather_priors(moves, grand, config.prior_visits)
         if stats is not None and config.selection == "puct":
             probabilities = puct_priors(stats)
         else:
             probabilities = [1.0 / len(moves)] * len(moves) if moves else []
         children: list[Node] = []
-        for i, move in enumerate(moves):
-            child = Node(move, probabilities[i])
+        for i in order:
+            child = Node(moves[i], probabilities[i])
             if stats is not None:
                 n, w = stats[i]
                 child.prior_visits = child.amaf_visits = n
                 child.prior_wins = child.amaf_wins = w
             children.append(child)
+        node.untried = array("H")
         node.children = children
 
     def _grandfather_priors(
@@ -440,10 +477,13 @@ class Search:
     # Simulations
 
     def simulate(self, count: int) -> int:
-        """Run ``count`` simulations; returns how many ran."""
+        """Run ``count`` simulations; returns how many ran (or, with workers, started)."""
         if self.evaluator is not None and not self.track_ownership:
             done = self.evaluator.run(self, count)
-        elif self._eager:
+            self.simulations_run += done
+            return done
+        self.flush()
+        if self._eager:
             for _ in range(count):
                 leaf = self.descend()
                 if leaf.board is None:
@@ -458,6 +498,11 @@ class Search:
             done = self._simulate_lazy(count)
         self.simulations_run += done
         return done
+
+    def flush(self) -> None:
+        """Finish the simulations the workers still hold (before reading the tree)."""
+        if self.evaluator is not None:
+            self.evaluator.drain(self)
 
     def evaluate(self, board: FastBoard) -> tuple[float, bytearray | None]:
         """Play ``board`` out (it is changed); Black's result (1, 0 or 0.5) and the AMAF record."""
@@ -484,10 +529,14 @@ class Search:
         path = [node]
         if self._graph:
             return self._descend_graph(board, path)
+        remote = self.evaluator is not None
         while board.passes < 2:
             if node.children is None:
-                if node.visits <= threshold:
+                if node.visits <= threshold or node.untried is _REQUESTED:
                     break
+                if remote:  # the worker lists the moves while it plays out from here
+                    node.untried = _REQUESTED
+                    return Leaf(path, [], board, node)
                 if self._eager:
                     self._expand_eager(node, board, path[-3] if len(path) >= 3 else None)
                 else:
@@ -512,10 +561,14 @@ class Search:
         stop_early = self.config.graph_stop
         edges: list[Node] = []
         pos = positions[0]
+        remote = self.evaluator is not None
         while board.passes < 2:
             if pos.children is None:
-                if pos.visits <= threshold:
+                if pos.visits <= threshold or pos.untried is _REQUESTED:
                     break
+                if remote:
+                    pos.untried = _REQUESTED
+                    return Leaf(positions, edges, board, pos)
                 self._expand_eager(pos, board, positions[-3] if len(positions) >= 3 else None)
             edge = select(pos)
             edge.visits += 1
@@ -557,8 +610,26 @@ class Search:
             pos = table[key] = Position()
         return pos
 
-    def backup(self, leaf: Leaf, black_result: float, amaf: bytearray | None) -> None:
-        """Give a finished simulation's result (-1: none, it stopped early) to its path."""
+    def backup(
+        self,
+        leaf: Leaf,
+        black_result: float,
+        amaf: bytearray | None,
+        expansion: Expansion | None = None,
+    ) -> None:
+        """Give a finished simulation's result (-1: none, it stopped early) to its path.
+
+        ``expansion`` holds the moves (and position priors) of ``leaf.expand``,
+        listed by a worker; without it the node is left to be expanded later.
+        """
+        node = leaf.expand
+        if node is not None and node.children is None:
+            if expansion is None:
+                node.untried = None
+            else:
+                path = leaf.path
+                grand = path[-3] if len(path) >= 3 else None
+                self.attach_children(node, expansion[0], expansion[1], grand)
         root_to_move = self.root_board.to_move
         path = leaf.path
         depth = len(path) - 1
@@ -709,6 +780,7 @@ class Search:
         return self.root.visits
 
     def ownership(self) -> dict[int, float]:
+        self.flush()
         """Per point, from +1 (always Black's at the end) to -1 (always White's)."""
         samples = self._ownership_samples
         if not samples:
@@ -718,14 +790,17 @@ class Search:
 
     def root_stats(self) -> list[MoveStats]:
         """The root moves with at least one visit, most visited first (then best value)."""
+        self.flush()
         children = sorted(self.root.children or (), key=lambda c: (-c.visits, -c.value, c.move))
         return [MoveStats(c.move, c.visits, c.value, c.prior) for c in children if c.visits]
 
     def principal_variation(self, limit: int = 20) -> list[int]:
+        self.flush()
         return self._line_from(self.root, limit)
 
     def principal_variation_from(self, move: int, limit: int = 20) -> list[int]:
         """The line starting with root move ``move`` (just ``[move]`` if it has no node)."""
+        self.flush()
         child = self.root.child(move)
         if child is None:
             return [move]
@@ -744,6 +819,7 @@ class Search:
 
     def decide(self, *, allow_resign: bool = True) -> Decision:
         """The move to play now, from the statistics gathered so far."""
+        self.flush()
         config = self.config
         stats = self.root_stats()
         root = self.root
@@ -786,6 +862,7 @@ class Search:
 
     def node_count(self) -> int:
         """Nodes in the tree below (and including) the root; positions and edges in a graph."""
+        self.flush()
         count = 0
         seen: set[int] = set()
         stack = [self.root]

@@ -284,6 +284,8 @@ class BlendSelector:
             scale = 0.0
             fpu = self.fpu
             c2 = self.exploration**2 * math.log(parent_visits) if parent_visits > 1 else 0.0
+        if rave and not puct and not c2 and not self.graph:
+            return _greedy_rave(children, beta_k, b4, fpu)
         graph = self.graph
         sqrt = math.sqrt
         best = children[0]
@@ -315,3 +317,25 @@ class BlendSelector:
                 best_score = q
                 best = child
         return best
+
+
+def _greedy_rave(children: list[Node], beta_k: float, b4: float, fpu: float) -> Node:
+    """The common case of :class:`BlendSelector` written out: tree, RAVE, no exploration term."""
+    best = children[0]
+    best_score = -math.inf
+    for child in children:
+        tn = child.visits + child.prior_visits
+        an = child.amaf_visits
+        if tn:
+            q = (child.wins + child.prior_wins) / tn
+            if an:
+                aq = child.amaf_wins / an
+                q += (beta_k or an / (an + tn + b4 * an * tn)) * (aq - q)
+        elif an:
+            q = child.amaf_wins / an
+        else:
+            q = fpu
+        if q > best_score:
+            best_score = q
+            best = child
+    return best

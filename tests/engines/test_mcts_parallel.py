@@ -51,8 +51,7 @@ def _searched(config: SearchConfig, pool: WorkerPool | None, sims: int, seed: in
 def test_one_worker_is_deterministic_and_leaves_nothing_pending(config: SearchConfig) -> None:
     runs = []
     for _ in range(2):
-        with WorkerPool(1, policy=config.policy, rave=config.rave != "off", seed=3,
-                        batch=4) as pool:
+        with WorkerPool(1, config, seed=3, batch=4) as pool:
             search = _searched(config, pool, 300)
             runs.append([(s.move, s.visits, s.win_rate) for s in search.root_stats()])
             assert search.root_visits == 300
@@ -62,7 +61,7 @@ def test_one_worker_is_deterministic_and_leaves_nothing_pending(config: SearchCo
 
 def test_two_workers_run_every_simulation_and_find_the_same_kind_of_move() -> None:
     config = SearchConfig(rave="mse", priors="heuristic")
-    with WorkerPool(2, policy="default", rave=True, seed=3, batch=8) as pool:
+    with WorkerPool(2, config, seed=3, batch=8) as pool:
         search = _searched(config, pool, 600)
         assert search.simulations_run == 600
         assert search.root_visits == 600
@@ -90,7 +89,7 @@ def test_virtual_loss_spreads_a_batch_over_different_leaves() -> None:
 
 def test_a_dead_worker_is_reported_and_its_leaves_are_still_backed_up() -> None:
     config = SearchConfig(rave="mse", structure="graph")
-    pool = WorkerPool(1, policy="default", rave=True, seed=1, batch=4)
+    pool = WorkerPool(1, config, seed=1, batch=4)
     try:
         search = Search(config, seed=1)
         search.evaluator = pool
@@ -109,7 +108,7 @@ def test_a_dead_worker_is_reported_and_its_leaves_are_still_backed_up() -> None:
 
 
 def test_close_stops_the_workers() -> None:
-    pool = WorkerPool(2, policy="light", rave=False, seed=1)
+    pool = WorkerPool(2, SearchConfig(policy="light"), seed=1)
     procs = list(pool._procs)
     pool.close()
     assert all(proc.poll() is not None for proc in procs)
