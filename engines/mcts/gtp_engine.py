@@ -14,16 +14,14 @@ current position collects: a chain is dead when the playouts mostly end with
 its points in the opponent's area, in seki when its fate is open and it shares
 a liberty with an opponent chain in the same state.
 
-Live analysis (``lz-analyze``, ``kata-analyze``, as Lizzie and Sabaki send
-them) searches the current position until the controller sends another line,
-streaming one ``info`` line of root statistics per interval through
-:meth:`GtpServer.send_raw`; the tree it grows is kept for the next move.
+Live analysis (``lz-analyze``, ``kata-analyze``) is registered here and runs
+in :mod:`engines.mcts.analysis` on this engine's search, so the tree it grows
+is kept for the next move.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import sys
 import time
 from collections.abc import Iterable
@@ -33,13 +31,14 @@ from typing import Final, Literal
 import attrs
 import trio
 
+from engines.mcts.analysis import NUMBER_SYNTAX, AnalyzeRequest, LiveAnalysis, parse_analyze_args
 from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard, geometry
 from engines.mcts.parallel import WorkerError, WorkerPool
 from engines.mcts.search import RESIGN, Decision, Search, SearchConfig
 from engines.mcts.timecontrol import Clock, TimeSettings
 from gtp.board import Board, IllegalMove, KoRule, fixed_handicap_points, format_score
 from gtp.handicap import max_fixed_handicap
-from gtp.server import RAW_RESPONSE_DONE, GtpFailure, GtpServer, Handler
+from gtp.server import GtpFailure, GtpServer, Handler
 from gtp.vertex import (
     MAX_BOARD_SIZE,
     MIN_BOARD_SIZE,
@@ -53,19 +52,7 @@ ENGINE_NAME: Final = "arena-mcts"
 SLICE_SECONDS: Final = 0.02  # search time between two checkpoints
 FALLBACK_MOVE_TIME: Final = 5.0  # seconds, when neither playouts nor time limit a move
 STATUS_THRESHOLD: Final = 0.3  # |ownership| below this: the chain's fate is open
-_FLOAT_RE: Final = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 _FLOAT32_MAX: Final = 3.4028234663852886e38
-
-# Live analysis
-ANALYSIS_MAX_VISITS: Final = 1_000_000  # root visits at which analysis stops growing the tree
-ANALYSIS_PV_LENGTH: Final = 20
-IDLE_POLL_SECONDS: Final = 0.01  # how often an analysis that stopped searching looks at input
-LCB_Z: Final = 1.96  # normal quantile of the lower confidence bound (95 % two-sided)
-# kata-analyze options we accept (true or false) but have no data for.
-_IGNORED_KATA_FLAGS: Final = frozenset(
-    {"ownershipstdev", "movesownership", "movesownershipstdev", "pvvisits", "pvedgevisits",
-     "rootinfo"}
-)
 
 HandicapCompensation = Literal["full", "short", "none"]
 Status = Literal["alive", "dead", "seki"]
@@ -121,7 +108,7 @@ def _parse_int(text: str) -> int:
 
 
 def _parse_number(text: str) -> float:
-    if not _FLOAT_RE.fullmatch(text):
+    if not NUMBER_SYNTAX.fullmatch(text):
         raise GtpFailure(f"not a number: {text!r}")
     value = float(text)
     if not math.isfinite(value) or abs(value) > _FLOAT32_MAX:
@@ -133,94 +120,6 @@ def _parse_colour(args: tuple[str, ...]) -> Colour:
     if len(args) != 1:
         raise GtpFailure("expected a colour")
     return Colour.parse(args[0])
-
-
-@attrs.frozen
-class AnalyzeRequest:
-    """The arguments of ``lz-analyze`` / ``kata-analyze``."""
-
-    colour: Colour | None = None  # None: the side to move
-    interval: float = 0.0  # seconds between two info lines; 0: no info lines
-    max_moves: int = 0  # moves per line at most (0: every move with visits)
-    ownership: bool = False  # kata-analyze only
-
-
-def parse_analyze_args(args: tuple[str, ...], *, kata: bool) -> AnalyzeRequest:
-    """``[colour] [interval] [interval N] [minmoves N] [maxmoves N] [ownership B]``.
-
-    The interval is in centiseconds.  ``minmoves`` is accepted, but only moves
-    with visits are ever reported.  Raises :class:`GtpFailure` on bad arguments.
-    """
-    command = "kata-analyze" if kata else "lz-analyze"
-    colour: Colour | None = None
-    interval = 0.0
-    max_moves = 0
-    ownership = False
-    i = 0
-    if args and args[0].lower() in ("b", "w", "black", "white"):
-        colour = Colour.parse(args[0])
-        i = 1
-    if i < len(args) and _FLOAT_RE.fullmatch(args[i]):
-        interval = _parse_interval(command, args[i])
-        i += 1
-    while i < len(args):
-        key = args[i].lower()
-        known = key in ("interval", "minmoves", "maxmoves") or (
-            kata and (key == "ownership" or key in _IGNORED_KATA_FLAGS)
-        )
-        if key in ("allow", "avoid"):
-            raise GtpFailure(f"{command}: {key} is not supported")
-        if not known:
-            if i == 0:
-                raise GtpFailure(
-                    f"{command}: expected a colour (b, w, black, white) or an interval"
-                    f" in centiseconds, got {args[i]!r}"
-                )
-            raise GtpFailure(f"{command}: unknown argument {args[i]!r}")
-        if i + 1 >= len(args):
-            raise GtpFailure(f"{command}: {args[i]} needs a value")
-        value = args[i + 1]
-        if key == "interval":
-            interval = _parse_interval(command, value)
-        elif key in ("minmoves", "maxmoves"):
-            if not (value.isascii() and value.isdigit()):
-                raise GtpFailure(f"{command}: {args[i]} needs a whole number, got {value!r}")
-            if key == "maxmoves":
-                max_moves = int(value)
-        else:
-            if value.lower() not in ("true", "false"):
-                raise GtpFailure(f"{command}: {args[i]} needs true or false, got {value!r}")
-            if key == "ownership":
-                ownership = value.lower() == "true"
-        i += 2
-    return AnalyzeRequest(colour, interval / 100, max_moves, ownership)
-
-
-def _parse_interval(command: str, text: str) -> float:
-    if not _FLOAT_RE.fullmatch(text):
-        raise GtpFailure(f"{command}: interval must be a number of centiseconds, got {text!r}")
-    value = float(text)
-    if not math.isfinite(value) or value < 0:
-        raise GtpFailure(f"{command}: interval must not be negative, got {text!r}")
-    return value
-
-
-def lower_confidence_bound(win_rate: float, visits: int) -> float:
-    """Wilson score lower bound of a win rate measured over ``visits`` simulations.
-
-    Like the normal bound ``w - z * sqrt(w (1 - w) / n)`` for many visits, but it
-    stays well below 1 for a move that won its only few simulations.
-    """
-    if visits <= 0:
-        return 0.0
-    z2 = LCB_Z * LCB_Z
-    spread = LCB_Z * math.sqrt(win_rate * (1 - win_rate) / visits + z2 / (4 * visits * visits))
-    bound = (win_rate + z2 / (2 * visits) - spread) / (1 + z2 / visits)
-    return min(1.0, max(0.0, bound))
-
-
-def _permyriad(value: float) -> int:
-    return min(10000, max(0, round(value * 10000)))
 
 
 @attrs.define
@@ -473,17 +372,21 @@ class MctsEngine:
         while True:
             if playouts and done >= playouts:
                 break
-            now = time.perf_counter()
-            if deadline is not None and now >= deadline:
+            if deadline is not None and time.perf_counter() >= deadline:
                 break
             if server is not None and server.quit_requested:
                 break
             count = batch if not playouts else min(batch, playouts - done)
-            self._simulate(search, count)
+            batch = self._run_slice(search, count)
             done += count
-            batch = _next_batch(count, time.perf_counter() - now)
             await trio.sleep(0)
         return done
+
+    def _run_slice(self, search: Search, count: int) -> int:
+        """Run ``count`` simulations; returns how many the next slice should run."""
+        started = time.perf_counter()
+        self._simulate(search, count)
+        return _next_batch(count, time.perf_counter() - started)
 
     def _opponent_passed(self, colour: Colour) -> bool:
         moves = self._board.moves
@@ -547,7 +450,7 @@ class MctsEngine:
         return await self._analyze(parse_analyze_args(args, kata=True), kata=True)
 
     async def _analyze(self, request: AnalyzeRequest, *, kata: bool) -> str:
-        """Search until the controller sends a line, one info line per interval."""
+        """Analyse the current position on this engine's search until the next line."""
         server = self.server
         command = None if server is None else server.current_command
         if server is None or command is None:
@@ -562,71 +465,8 @@ class MctsEngine:
             fast, self._effective_komi(), history=history, setup_key=tuple(self._setup),
             moves=moves,
         )
-        await server.send_raw(f"={'' if command.id is None else command.id}\n".encode())
-        interval = request.interval
-        next_report = time.perf_counter() + interval
-        batch = 4
-        while not (server.input_pending or server.quit_requested):
-            if interval and time.perf_counter() >= next_report:
-                line = self._analysis_line(search, request, colour, kata=kata)
-                if line:
-                    await server.send_raw(line.encode())
-                next_report = time.perf_counter() + interval
-            room = ANALYSIS_MAX_VISITS - search.root_visits
-            if room <= 0:
-                await trio.sleep(IDLE_POLL_SECONDS)  # big enough: keep memory bounded
-                continue
-            started = time.perf_counter()
-            count = min(batch, room)
-            self._simulate(search, count)
-            batch = _next_batch(count, time.perf_counter() - started)
-            await trio.sleep(0)
-        await server.send_raw(b"\n")
-        return RAW_RESPONSE_DONE
-
-    def _analysis_line(
-        self, search: Search, request: AnalyzeRequest, colour: Colour, *, kata: bool
-    ) -> str:
-        """One line of info blocks, most visited move first ("" before any visit)."""
-        stats = search.root_stats()
-        if request.max_moves:
-            stats = stats[: request.max_moves]
-        blocks: list[str] = []
-        for order, s in enumerate(stats):
-            line = search.principal_variation_from(s.move, ANALYSIS_PV_LENGTH)
-            pv = " ".join(self._spell(m) for m in line)
-            w = s.win_rate
-            lcb = lower_confidence_bound(w, s.visits)
-            if kata:
-                numbers = (
-                    f"utility {2 * w - 1:.6f} winrate {w:.6f} scoreMean 0.0 scoreLead 0.0"
-                    f" prior {s.prior:.6f} lcb {lcb:.6f}"
-                )
-            else:
-                numbers = (
-                    f"winrate {_permyriad(w)} prior {_permyriad(s.prior)} lcb {_permyriad(lcb)}"
-                )
-            blocks.append(
-                f"info move {self._spell(s.move)} visits {s.visits} {numbers}"
-                f" order {order} pv {pv}"
-            )
-        if not blocks:
-            return ""
-        if kata and request.ownership:
-            blocks.append(self._ownership_block(search, colour))
-        return " ".join(blocks) + "\n"
-
-    def _ownership_block(self, search: Search, colour: Colour) -> str:
-        """KataGo's ``ownership``: +1 the analysed side's, row by row from the top left."""
-        ownership = search.ownership()
-        sign = 1.0 if colour is Colour.BLACK else -1.0
-        geo = geometry(self.size)
-        values = [
-            sign * ownership.get(geo.index((row, col)), 0.0) + 0.0  # + 0.0: no "-0.0000"
-            for row in reversed(range(self.size))
-            for col in range(self.size)
-        ]
-        return "ownership " + " ".join(f"{v:.4f}" for v in values)
+        analysis = LiveAnalysis(search, request, colour, kata=kata, spell=self._spell)
+        return await analysis.run(server, command.id, self._run_slice)
 
     # ------------------------------------------------------------------
     # Scoring

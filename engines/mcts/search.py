@@ -1,11 +1,11 @@
 """Monte Carlo tree (or graph) search over :class:`~engines.mcts.fastboard.FastBoard` (pure).
 
-Owns the simulations (descend, evaluate, back up), expansion, the choice of
-the final move (most visits, or sampled with a temperature), Dirichlet noise on
-the root priors, tree reuse between moves, resignation and claims, and the
-root statistics the GTP layer reports (win rate, principal variation,
-ownership).  No I/O and no clock: callers run :meth:`Search.simulate` in slices
-and decide when to stop (see :mod:`engines.mcts.gtp_engine`).  The nodes and
+Owns the simulations (descend, evaluate, back up), expansion, Dirichlet noise
+on the root priors, tree reuse between moves and the ownership the playouts
+collect.  No I/O and no clock: callers run :meth:`Search.simulate` in slices
+and decide when to stop (see :mod:`engines.mcts.gtp_engine`).  What the search
+concludes (root statistics, principal variations, the move to play,
+resignation and claims) is read in :mod:`engines.mcts.results`; the nodes and
 the selection rules live in :mod:`engines.mcts.tree`, prior knowledge in
 :mod:`engines.mcts.priors`, worker processes in :mod:`engines.mcts.parallel`.
 
@@ -44,10 +44,14 @@ from typing import Final, Literal, Protocol
 
 import attrs
 
+from engines.mcts import results
 from engines.mcts.fastboard import BLACK, EMPTY, PASS, WHITE, FastBoard, score_terminal
 from engines.mcts.patterns import true_eye_tables
 from engines.mcts.policy import PLAYOUTS
 from engines.mcts.priors import PRIOR_NAMES, PriorName, even_priors, heuristic_priors, puct_priors
+from engines.mcts.results import RESIGN as RESIGN  # re-exported: the results vocabulary
+from engines.mcts.results import Decision as Decision
+from engines.mcts.results import MoveStats as MoveStats
 from engines.mcts.tree import (
     BlendSelector,
     Node,
@@ -63,9 +67,6 @@ PolicyName = Literal["default", "light"]
 Expansion = tuple[Sequence[int], Sequence[tuple[float, float]] | None]
 _REQUESTED: Final = array("H")  # ``untried`` of a node whose moves a worker is listing
 StructureName = Literal["tree", "graph"]
-
-RESIGN: Final = -1  # a "move" the search can return besides points and PASS
-CLAIM_MIN_VISITS: Final = 16  # a claim needs at least this many root visits
 
 
 def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:
@@ -222,27 +223,6 @@ class Evaluator(Protocol):
     def drain(self, search: Search) -> None: ...
 
     def close(self) -> None: ...
-
-
-@attrs.frozen
-class MoveStats:
-    """What the search thinks of one root move."""
-
-    move: int
-    visits: int
-    win_rate: float  # for the player to move at the root
-    prior: float = 0.0  # the move's prior probability (uniform without heuristic priors)
-
-
-@attrs.frozen
-class Decision:
-    """The result of a search: the move (a point, PASS or RESIGN) and why."""
-
-    move: int
-    win_rate: float  # of the chosen move (or of the best move, for RESIGN)
-    root_visits: int
-    principal_variation: tuple[int, ...]
-    claim: bool  # the win rate passed the claim threshold
 
 
 class Search:
@@ -679,26 +659,14 @@ class Search:
                 edge.pending -= 1
                 if amaf is not None and edge.move != PASS:
                     amaf[edge.move] |= to_move
+            pos.recompute()
             children = pos.children
-            if children:
-                total = pos.usum
-                count = pos.ucount
+            if children and amaf is not None:
+                won = black_result if to_move == BLACK else 1.0 - black_result
                 for edge in children:
-                    real = edge.visits - edge.pending
-                    child = edge.pos
-                    if real and child is not None:
-                        total += real * (1.0 - child.q)
-                        count += real
-                if count:
-                    pos.q = total / count
-                if amaf is not None:
-                    won = black_result if to_move == BLACK else 1.0 - black_result
-                    for edge in children:
-                        if amaf[edge.move] & to_move:
-                            edge.amaf_visits += 1
-                            edge.amaf_wins += won
-            elif pos.ucount:
-                pos.q = pos.usum / pos.ucount
+                    if amaf[edge.move] & to_move:
+                        edge.amaf_visits += 1
+                        edge.amaf_wins += won
             to_move = 3 - to_move
 
     def _simulate_lazy(self, count: int) -> int:
@@ -780,8 +748,8 @@ class Search:
         return self.root.visits
 
     def ownership(self) -> dict[int, float]:
-        self.flush()
         """Per point, from +1 (always Black's at the end) to -1 (always White's)."""
+        self.flush()
         samples = self._ownership_samples
         if not samples:
             return {}
@@ -791,93 +759,26 @@ class Search:
     def root_stats(self) -> list[MoveStats]:
         """The root moves with at least one visit, most visited first (then best value)."""
         self.flush()
-        children = sorted(self.root.children or (), key=lambda c: (-c.visits, -c.value, c.move))
-        return [MoveStats(c.move, c.visits, c.value, c.prior) for c in children if c.visits]
+        return results.root_stats(self.root)
 
-    def principal_variation(self, limit: int = 20) -> list[int]:
+    def principal_variation(self, limit: int = results.PV_LENGTH) -> list[int]:
         self.flush()
-        return self._line_from(self.root, limit)
+        return results.line_from(self.root, limit)
 
-    def principal_variation_from(self, move: int, limit: int = 20) -> list[int]:
+    def principal_variation_from(self, move: int, limit: int = results.PV_LENGTH) -> list[int]:
         """The line starting with root move ``move`` (just ``[move]`` if it has no node)."""
         self.flush()
         child = self.root.child(move)
         if child is None:
             return [move]
-        return [move, *self._line_from(child, limit - 1)]
-
-    def _line_from(self, node: Node, limit: int) -> list[int]:
-        line: list[int] = []
-        kids = node.kids
-        while kids and len(line) < limit:
-            best = max(kids, key=lambda c: (c.visits, c.value, -c.move))
-            if not best.visits:
-                break
-            line.append(best.move)
-            kids = best.kids
-        return line
+        return [move, *results.line_from(child, limit - 1)]
 
     def decide(self, *, allow_resign: bool = True) -> Decision:
         """The move to play now, from the statistics gathered so far."""
         self.flush()
-        config = self.config
-        stats = self.root_stats()
-        root = self.root
-        if not stats:
-            # No simulation finished (stopped at once): the next untried move.
-            moves = [m for m in (root.untried or ()) if m != PASS]
-            move = moves[-1] if moves else PASS
-            return Decision(move, 0.5, root.visits, (), False)
-        best = stats[0]
-        contenders = [s.win_rate for s in stats if s.visits >= max(1, best.visits // 4)]
-        if (
-            allow_resign
-            and config.resign_threshold > 0
-            and root.visits >= config.resign_min_visits
-            and max(contenders) < config.resign_threshold
-        ):
-            pv = tuple(self.principal_variation())
-            return Decision(RESIGN, best.win_rate, root.visits, pv, False)
-        chosen = best
-        if config.temperature > 0 and len(stats) > 1:
-            chosen = self._sample(stats, config.temperature)
-        line = self.principal_variation() if chosen.move == best.move else [chosen.move]
-        # Claim when the simulations through the root, whatever they played, win.
-        root_win_rate = 1.0 - root.value
-        claim = (
-            min(root_win_rate, best.win_rate) >= config.claim_threshold
-            and root.visits >= CLAIM_MIN_VISITS
-        )
-        return Decision(chosen.move, chosen.win_rate, root.visits, tuple(line), claim)
-
-    def _sample(self, stats: list[MoveStats], temperature: float) -> MoveStats:
-        top = stats[0].visits
-        weights = [(s.visits / top) ** (1.0 / temperature) for s in stats]
-        pick = self._rnd() * sum(weights)
-        for s, w in zip(stats, weights, strict=True):
-            pick -= w
-            if pick <= 0:
-                return s
-        return stats[-1]
+        return results.decide(self.root, self.config, self._rnd, allow_resign=allow_resign)
 
     def node_count(self) -> int:
         """Nodes in the tree below (and including) the root; positions and edges in a graph."""
         self.flush()
-        count = 0
-        seen: set[int] = set()
-        stack = [self.root]
-        while stack:
-            node = stack.pop()
-            count += 1
-            kids = node.children
-            if kids:
-                for kid in kids:
-                    pos = kid.pos
-                    if pos is None:
-                        stack.append(kid)
-                    else:
-                        count += 1  # the edge
-                        if id(pos) not in seen:
-                            seen.add(id(pos))
-                            stack.append(pos)
-        return count
+        return results.node_count(self.root)

@@ -17,7 +17,7 @@ import pytest
 import trio
 import trio.testing
 
-from engines.mcts import gtp_engine
+from engines.mcts import analysis
 from engines.mcts.gtp_engine import EngineOptions, MctsEngine, build_server
 
 ENGINE = [sys.executable, "-m", "engines.mcts", "--seed", "1", "--playouts", "50"]
@@ -242,7 +242,7 @@ async def test_a_full_tree_stops_growing_but_keeps_reporting(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # In process, with the memory bound lowered from a million root visits to 40.
-    monkeypatch.setattr(gtp_engine, "ANALYSIS_MAX_VISITS", 40)
+    monkeypatch.setattr(analysis, "ANALYSIS_MAX_VISITS", 40)
     server = build_server(MctsEngine(EngineOptions(playouts=20, seed=1)))
     to_engine, engine_in = trio.testing.memory_stream_one_way_pair()
     engine_out, from_engine = trio.testing.memory_stream_one_way_pair()
