@@ -227,6 +227,17 @@ def format_elo_interval(elo: Interval) -> str:
     return f"{format_elo(elo.value)} ± {elo.margin:.0f} {bounds}"
 
 
+def format_elo_brief(elo: Interval) -> str:
+    """``+191 ± 80`` for tables; ``≥ +120`` or ``≤ -120`` when a sweep makes it infinite."""
+    if math.isinf(elo.value):
+        if elo.value > 0 and not math.isinf(elo.lower):
+            return f"≥ {format_elo(elo.lower)}"
+        if elo.value < 0 and not math.isinf(elo.upper):
+            return f"≤ {format_elo(elo.upper)}"
+        return format_elo(elo.value)
+    return format_elo_interval(elo).split(" (")[0]
+
+
 def _percent(value: float) -> str:
     return f"{100.0 * value:.1f}%"
 

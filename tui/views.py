@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
-from arena.matchstats import format_elo, format_elo_interval
+from arena.matchstats import format_elo, format_elo_brief
 from arena.playoff import MatchupSnapshot, PlayoffSnapshot
 
 
@@ -230,7 +230,7 @@ def matchup_view(matchup: MatchupSnapshot) -> MatchupView:
     stats = matchup.stats
     if stats is not None and stats.pairing.wdl.games > 0:
         interval = stats.pairing.elo
-        elo = format_elo_interval(interval).split(" (")[0]
+        elo = format_elo_brief(interval)
         los = _percent(stats.pairing.los)
     sprt, decided = _sprt_text(matchup)
     return MatchupView(
@@ -310,7 +310,7 @@ def _rating_row(letter: str, rating: Any, anchor: str) -> RatingRow:
     elif rating.player == anchor:
         text, value = format_elo(0.0), 0.0
     else:
-        text, value = format_elo_interval(elo).split(" (")[0], float(elo.value)
+        text, value = format_elo_brief(elo), float(elo.value)
     return RatingRow(letter, rating.player, int(rating.games), float(rating.points), text, value)
 
 

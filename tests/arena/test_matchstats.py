@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from arena.control import ControlFileError
-from arena.matchstats import PairCounter, matchup_stats, stats_lines
+from arena.matchstats import PairCounter, format_elo_brief, matchup_stats, stats_lines
 from arena.playoff import Playoff
 from arena.reports import competition_report
-from arena.stats import SPRT, WDL, Pentanomial, SprtDecision
+from arena.stats import SPRT, WDL, Pentanomial, SprtDecision, elo_estimate
 from gtp.vertex import Colour
 
 from .helpers import playoff_config, result
@@ -184,3 +184,14 @@ def test_colour_advantage_alone_accepts_h0(tmp_path: Path) -> None:
     assert stats is not None and stats.sprt_outcome is not None
     assert stats.sprt_outcome.decision is SprtDecision.ACCEPT_H0
     assert stats.pairs.counts == (0, 0, stats.pairs.pairs, 0, 0)
+
+
+def test_brief_elo_shows_the_finite_bound_of_a_clean_sweep() -> None:
+    sweep = elo_estimate(WDL(10, 0, 0))
+    assert sweep.value == float("inf")
+    text = format_elo_brief(sweep)
+    assert text.startswith("≥ +") and "inf" not in text
+    wiped = elo_estimate(WDL(0, 10, 0))
+    assert format_elo_brief(wiped).startswith("≤ -")
+    even = elo_estimate(WDL(5, 5, 0))
+    assert format_elo_brief(even).startswith("0 ± ")
