@@ -164,3 +164,27 @@ def _zombie_or_gone(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+def test_quit_during_a_long_think_with_workers_is_prompt() -> None:
+    with subprocess.Popen(
+        [sys.executable, "-m", "engines.mcts", "--seed", "2", "--playouts", "0",
+         "--move-time", "60", "--workers", "2"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    ) as engine:
+        assert engine.stdin is not None and engine.stdout is not None
+        try:
+            engine.stdin.write("boardsize 9\ngenmove b\n")
+            engine.stdin.flush()
+            assert engine.stdout.readline().startswith("=")  # boardsize
+            workers = _children(engine.pid)
+            engine.stdin.write("quit\n")
+            engine.stdin.flush()
+            # the genmove answers with what it has, then quit; well before the minute is up
+            assert engine.wait(timeout=10) == 0
+            rest = engine.stdout.read()
+            assert rest.count("=") == 2
+            assert all(_zombie_or_gone(pid) for pid in workers)
+        finally:
+            if engine.poll() is None:
+                engine.kill()
