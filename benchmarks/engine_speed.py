@@ -4,13 +4,14 @@ Measures, in one process and one run: simulations per second of
 ``engines.mcts`` (tree included: selection, expansion, playout, backup) on the
 empty 9x9 board and on the midgame position of
 ``../shared/bench/midgame_9x9_30moves.txt``, for the ``default`` and ``light``
-playout policies; the uniform random playouts per second of
+playout policies under plain UCT, and for the engine's default search
+(heuristic MC-RAVE, ``engine_default_sims_per_s``); the uniform random playouts per second of
 ``../shared/bench/reference_playout.py`` on the same two positions; the
 ratios; the memory of the tree per node (tracemalloc), with the size a
 100,000-node tree would have; and the simulations per second with playouts in
 one and in two worker processes (``engines.mcts.parallel``) against the same
-search in one process, for the default configuration and for heuristic
-MC-RAVE (``parallel2_speedup`` is the default configuration's; run it on an
+search in one process, for the engine's default configuration and for
+plain UCT (``parallel2_speedup`` is the default configuration's; run it on an
 otherwise idle machine: it needs both cores).  The measurements are interleaved in short
 batches (about 20 ms each, in turn) so that a busy machine slows all of them
 alike; each search keeps growing one tree for the whole run.
@@ -95,9 +96,25 @@ def interleaved(batches: dict[str, Callable[[], int]], seconds: float) -> dict[s
     return {name: done[name] / spent[name] for name in batches}
 
 
+def plain_uct(policy: str = "default") -> SearchConfig:
+    """The policy rows' search: UCT with lazily created children, no RAVE, no priors."""
+    return SearchConfig(policy=policy, rave="off", priors="none")  # type: ignore[arg-type]
+
+
+def engine_batch(board: FastBoard, seed: int) -> Callable[[], int]:
+    """The engine's default search (heuristic MC-RAVE), 10 simulations a call."""
+    search = Search(SearchConfig(), seed)
+    search.set_position(board, KOMI)
+
+    def batch() -> int:
+        return search.simulate(10)
+
+    return batch
+
+
 def search_batch(board: FastBoard, policy: str, seed: int) -> Callable[[], int]:
     """One tree for the whole run; each call runs 10 more simulations in it."""
-    search = Search(SearchConfig(policy=policy), seed)  # type: ignore[arg-type]
+    search = Search(plain_uct(policy=policy), seed)
     search.set_position(board, KOMI)
 
     def batch() -> int:
@@ -107,8 +124,8 @@ def search_batch(board: FastBoard, policy: str, seed: int) -> Callable[[], int]:
 
 
 PARALLEL_CONFIGS = {
-    "default": SearchConfig(),
-    "heuristic-rave": SearchConfig(rave="mse", priors="heuristic"),
+    "default": SearchConfig(),  # the engine's default: heuristic MC-RAVE
+    "plain-uct": plain_uct(),
 }
 
 
@@ -160,7 +177,7 @@ def reference_batch(ref: ModuleType, state: Any) -> Callable[[], int]:
 
 def tree_memory(sims: int) -> dict[str, float]:
     """Bytes per node of a tree grown on the empty board (light policy, tracemalloc)."""
-    search = Search(SearchConfig(policy="light", expand_threshold=1), 3)
+    search = Search(SearchConfig(policy="light", expand_threshold=1, rave="off", priors="none"), 3)
     board = FastBoard(9)
     gc.collect()
     tracemalloc.start()
@@ -198,6 +215,7 @@ def main() -> int:
         batches[f"{pos}/reference"] = reference_batch(ref, state)
         batches[f"{pos}/default"] = search_batch(fast, "default", seed=1)
         batches[f"{pos}/light"] = search_batch(fast, "light", seed=1)
+        batches[f"{pos}/engine"] = engine_batch(fast, seed=1)
     print(f"python {platform.python_version()} on {platform.machine()}; "
           f"{args.seconds:g}s per measurement, interleaved", flush=True)
     rates = interleaved(batches, args.seconds)
@@ -206,7 +224,7 @@ def main() -> int:
     for pos in positions:
         reference = rates[f"{pos}/reference"]
         print(f"{pos + ' reference playouts':34s}{reference:8.0f}")
-        for what in ("default", "light"):
+        for what in ("default", "light", "engine"):
             value = rates[f"{pos}/{what}"]
             print(f"{pos + ' ' + what + ' simulations':34s}{value:8.0f}{value / reference:12.2f}")
     memory = tree_memory(args.tree_sims)
@@ -236,6 +254,8 @@ def main() -> int:
         "midgame_reference_playouts_per_s": round(rates["midgame/reference"]),
         "midgame_default_ratio": round(rates["midgame/default"] / rates["midgame/reference"], 3),
         "midgame_light_ratio": round(rates["midgame/light"] / rates["midgame/reference"], 3),
+        "engine_default_sims_per_s": round(rates["empty/engine"]),
+        "midgame_engine_default_sims_per_s": round(rates["midgame/engine"]),
         "mb_per_100k_nodes": memory["mb_per_100k_nodes"],
         "tree_nodes": memory["tree_nodes"],
         **{

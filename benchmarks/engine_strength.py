@@ -85,8 +85,8 @@ TREE_CONFIG: Final = "heuristic-rave"
 
 # The engine options of each configuration, besides --playouts.
 CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
-    "uct": ("--selection", "uct"),
-    "rave": ("--rave", "mse"),
+    "uct": ("--selection", "uct", "--rave", "off", "--priors", "none"),
+    "rave": ("--rave", "mse", "--priors", "none"),
     "heuristic-rave": ("--rave", "mse", "--priors", "heuristic"),
     "heuristic-rave-graph": ("--rave", "mse", "--priors", "heuristic", "--structure", "graph"),
 }

@@ -149,7 +149,9 @@ def test_control_file_plays_alternating_9x9_scored_by_gnugo_alone(tmp_path: Path
     control.write_text(es.control_file_text("rave", 3000, 10, 250, gnugo="/usr/games/gnugo"))
     config = load_control_file(control)
     ours, gnugo = config.players["rave-3000"], config.players["gnugo-l10"]
-    assert ours.command[1:] == ("-m", "engines.mcts", "--playouts", "3000", "--rave", "mse")
+    assert ours.command[1:] == (
+        "-m", "engines.mcts", "--playouts", "3000", "--rave", "mse", "--priors", "none"
+    )
     assert "--seed" not in ours.command  # every game's fresh engine picks its own seed
     assert not ours.is_reliable_scorer and not ours.allow_claim
     assert gnugo.command == (

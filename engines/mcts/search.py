@@ -127,11 +127,11 @@ class SearchConfig:
     claim_threshold: float = 0.97  # gomill-genmove_ex claim: best win rate at least this
     reuse_tree: bool = True
     pass_threshold: float = 0.25  # offer PASS in the tree when at most this share is playable
-    rave: RaveName = "off"  # "k": hand-selected schedule; "mse": minimum-MSE schedule
+    rave: RaveName = "mse"  # "k": hand-selected schedule; "mse": minimum-MSE; "off"
     rave_k: float = 1000.0  # equivalence parameter of the hand-selected schedule
     rave_bias: float = 0.0085  # RAVE bias b of the minimum-MSE schedule
     rave_exploration: float = 0.0  # UCT's c when RAVE is on (Gelly & Silver found 0 best)
-    priors: PriorName = "none"
+    priors: PriorName = "heuristic"
     prior_visits: float = 10.0  # equivalent experience of the priors' base confidence
     structure: StructureName = "tree"
     graph_stop: bool = False  # graph: no playout when the child has more visits than the edge

@@ -28,7 +28,7 @@ def played(board: FastBoard, *moves: str) -> FastBoard:
 
 
 def test_amaf_credits_every_move_to_the_player_who_played_it() -> None:
-    search = Search(SearchConfig(rave="mse", expand_threshold=1), seed=3)
+    search = Search(SearchConfig(rave="mse", priors="none", expand_threshold=1), seed=3)
     board = FastBoard(5)
     search.set_position(board, 0.5)
     root = search.root
@@ -69,7 +69,7 @@ def test_amaf_credits_every_move_to_the_player_who_played_it() -> None:
 
 
 def test_a_real_simulation_records_amaf_for_moves_of_the_playout() -> None:
-    search = Search(SearchConfig(rave="k"), seed=5)
+    search = Search(SearchConfig(rave="k", priors="none"), seed=5)
     search.set_position(FastBoard(7), 7.5)
     search.simulate(1)
     root = search.root
@@ -341,7 +341,7 @@ def test_graph_stop_skips_the_playout_when_the_child_is_already_well_visited() -
 
 def test_terminal_positions_score_by_area() -> None:
     # Black has most of a tiny board; two passes end the game in Black's favour.
-    search = Search(SearchConfig(structure="graph", expand_threshold=1), seed=1)
+    search = Search(SearchConfig(structure="graph", priors="none", expand_threshold=1), seed=1)
     board = played(FastBoard(3), "B2", "pass", "A2", "pass", "C2", "pass")
     search.set_position(board, 0.5)
     search.simulate(300)

@@ -21,6 +21,11 @@ O . O O O . O
 O O O . O O O
 """
 D4 = (3, 3)
+# plain UCT/PUCT (lazy children) and the default heuristic MC-RAVE
+KNOWLEDGE: dict[str, dict[str, object]] = {
+    "plain": {"rave": "off", "priors": "none"},
+    "heuristic-rave": {},
+}
 
 
 def search_for(
@@ -33,19 +38,27 @@ def search_for(
     return search, board
 
 
+@pytest.mark.parametrize("knowledge", ["plain", "heuristic-rave"])
 @pytest.mark.parametrize("policy", ["default", "light"])
 @pytest.mark.parametrize("selection", ["uct", "puct"])
-def test_search_captures_the_cutting_stones(selection: str, policy: str) -> None:
-    search, board = search_for(CUTTING_STONES, WHITE, 800, selection=selection, policy=policy)
+def test_search_captures_the_cutting_stones(selection: str, policy: str, knowledge: str) -> None:
+    search, board = search_for(
+        CUTTING_STONES, WHITE, 800, selection=selection,
+        policy=policy, **KNOWLEDGE[knowledge],
+    )
     decision = search.decide()
     assert decision.move == board.geo.index(D4)
     assert decision.win_rate > 0.9
 
 
+@pytest.mark.parametrize("knowledge", ["plain", "heuristic-rave"])
 @pytest.mark.parametrize("policy", ["default", "light"])
 @pytest.mark.parametrize("selection", ["uct", "puct"])
-def test_search_saves_the_stones_in_atari(selection: str, policy: str) -> None:
-    search, board = search_for(CUTTING_STONES, BLACK, 800, selection=selection, policy=policy)
+def test_search_saves_the_stones_in_atari(selection: str, policy: str, knowledge: str) -> None:
+    search, board = search_for(
+        CUTTING_STONES, BLACK, 800, selection=selection,
+        policy=policy, **KNOWLEDGE[knowledge],
+    )
     decision = search.decide()
     assert decision.move == board.geo.index(D4)
     alternatives = search.root_stats()[1:]
@@ -142,7 +155,8 @@ def test_temperature_samples_moves_by_visits() -> None:
 
 def test_dirichlet_noise_changes_the_root_priors_only_when_on() -> None:
     def root_priors(fraction: float) -> list[float]:
-        search = Search(SearchConfig(selection="puct", noise_fraction=fraction), 2)
+        config = SearchConfig(selection="puct", noise_fraction=fraction, rave="off", priors="none")
+        search = Search(config, 2)
         search.set_position(FastBoard(9), 7.5)
         root = search.root
         assert root.untried is not None
