@@ -308,6 +308,13 @@ class FastBoard:
             raise IllegalPlay(f"illegal play at {p}")
         return self._place(p, c)
 
+    def play_known(self, p: int) -> None:
+        """Play a move already known to be legal for the player to move (or PASS)."""
+        if p == PASS:
+            self.play(PASS)
+        else:
+            self._place(p, self.to_move)
+
     def _place(self, p: int, c: int) -> int:
         """Put a stone of colour ``c`` at the empty point ``p``, known to be legal."""
         color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib

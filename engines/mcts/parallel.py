@@ -38,7 +38,7 @@ import sys
 from collections import deque
 from typing import IO, TYPE_CHECKING, Final
 
-from engines.mcts.fastboard import PASS, FastBoard, score_terminal
+from engines.mcts.fastboard import FastBoard, score_terminal
 from engines.mcts.policy import PLAYOUTS
 from engines.mcts.search import SearchConfig, candidate_moves, prior_stats
 
@@ -109,10 +109,7 @@ def _worker_main(settings: str, seed: int) -> None:
         for moves, expand in message[1]:
             board = root.copy()
             for move in moves:
-                if move == PASS:
-                    board.play(PASS)
-                else:
-                    board._place(move, board.to_move)
+                board.play_known(move)
             listed: list[int] | None = None
             stats = None
             if expand:

@@ -524,11 +524,7 @@ class Search:
             node = select(node)
             node.visits += 1
             path.append(node)
-            move = node.move
-            if move == PASS:
-                board.play(PASS)
-            else:
-                board._place(move, board.to_move)
+            board.play_known(node.move)
             if node.visits == 1:
                 break
         return Leaf(path, [], board)
@@ -554,11 +550,7 @@ class Search:
             edge.visits += 1
             edge.pending += 1
             edges.append(edge)
-            move = edge.move
-            if move == PASS:
-                board.play(PASS)
-            else:
-                board._place(move, board.to_move)
+            board.play_known(edge.move)
             child = edge.pos
             if child is None:
                 child = self._position_for(board, table, history)
@@ -690,11 +682,7 @@ class Search:
                     self._expand(node, board)
                 node = select(node)
                 path.append(node)
-                move = node.move
-                if move == PASS:
-                    board.play(PASS)
-                else:
-                    board._place(move, board.to_move)
+                board.play_known(node.move)
                 if not node.visits:
                     break
             if board.passes >= 2:
