@@ -3,11 +3,14 @@
 An :class:`EngineSession` is one running engine process of a player, as the
 match runner sees it: the GTP client, the engine's name/version/description,
 which optional commands it supports, where its stderr and GTP traffic go for
-the current game, and how much CPU it has used.  Each session runs in its own
-trio task (started in a nursery the caller owns), so sessions can be closed in
-any order and a slot can keep the sessions of a pairing between games
-(``reuse_engines``).  :class:`EngineProvider` hands sessions to the match
-runner and takes them back; :func:`check_player` is the startup check.
+the current game, and how much CPU it has used.  A session's engine is
+started with :func:`gtp.client.start_engine`, its supervising tasks in a
+nursery the caller owns (which stops the engine if it is cancelled), so
+sessions can be closed in any order and a slot can keep the sessions of a
+pairing between games (``reuse_engines``); no task or nursery of the session's
+own, as starting and stopping engines is much of a short game's cost.
+:class:`EngineProvider` hands sessions to the match runner and takes them back;
+:func:`check_player` is the startup check.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import attrs
 import trio
 
 from arena.settings import GameSettings, PlayerConfig
-from gtp.client import GtpClient, open_engine
+from gtp.client import GtpClient, start_engine
 from gtp.errors import CommandFailed, EngineStartError, GtpError
 from gtp.process import ShutdownTimings, StderrMode
 
@@ -43,10 +46,10 @@ GroupWatch = Callable[[int, bool], None]
 
 @attrs.define(eq=False)
 class EngineSession:
-    """One running engine of a player (see module docstring)."""
+    """One running engine of a player (see module docstring); made by :func:`start_session`."""
 
     player: PlayerConfig
-    client: GtpClient
+    client: GtpClient = attrs.field(init=False)
     name: str = ""
     version: str = ""
     description: str = ""
@@ -59,12 +62,12 @@ class EngineSession:
     stderr_dropped: int = 0
     games_played: int = 0
     last_cpu_report: float | None = None  # the last gomill-cpu_time answer (cumulative)
-    _close: trio.Event = attrs.Factory(trio.Event)
-    _closed: trio.Event = attrs.Factory(trio.Event)
+    _watch: GroupWatch | None = None
+    _closing: bool = False
 
     @property
     def usable(self) -> bool:
-        return self.client.usable and not self._close.is_set()
+        return self.client.usable and not self._closing
 
     def supports(self, command: str) -> bool:
         return command in self.supported
@@ -142,10 +145,52 @@ class EngineSession:
         if sink is not None:
             sink(line)
 
+    def _on_reaped(self) -> None:
+        watch = self._watch
+        process = self.client.process
+        if watch is not None and process is not None:
+            watch(process.pgid, False)
+
     async def close(self) -> None:
-        """Ask the session's task to quit the engine, and wait until it has."""
-        self._close.set()
-        await self._closed.wait()
+        """Quit the engine and wait until it is gone (bounded; safe to repeat)."""
+        self._closing = True
+        await self.client.close_engine()
+
+
+def start_session(
+    nursery: trio.Nursery,
+    player: PlayerConfig,
+    env: dict[str, str],
+    stderr: StderrRoute,
+    stderr_sink: LineSink | None = None,
+    traffic_sink: LineSink | None = None,
+    watch: GroupWatch | None = None,
+) -> EngineSession:
+    """Start one engine of ``player``, its tasks in ``nursery``; EngineStartError if it cannot run.
+
+    ``env`` is added to the player's environment; ``watch`` is told about the
+    engine's process group when it starts and once it is reaped.  Stop the
+    session with :meth:`EngineSession.close` (cancelling ``nursery`` stops it too).
+    """
+    session = EngineSession(player, watch=watch)
+    mode: StderrMode = "keep" if stderr == "log" else stderr
+    session.client = client = start_engine(
+        nursery,
+        player.command,
+        name=player.code,
+        cwd=player.cwd,
+        env={**player.environ_dict, **env},
+        stderr=mode,
+        on_stderr_line=session._on_stderr if stderr == "log" else None,
+        stderr_tail_bytes=4096,
+        log=session._on_traffic if traffic_sink is not None else None,
+        timings=ARENA_TIMINGS,
+        on_reaped=session._on_reaped if watch is not None else None,
+    )
+    if watch is not None and client.process is not None:
+        watch(client.process.pgid, True)
+    session.begin_game(stderr_sink, traffic_sink)
+    return session
 
 
 def engine_environment(game_id: str, slot: int | None) -> dict[str, str]:
@@ -185,6 +230,9 @@ async def _learn(
     """
     client = session.client
     player = session.player
+    if known is not None and "gomill-describe_engine" not in known.supported:
+        known.apply_to(session)  # nothing to ask this engine
+        return known
     with trio.fail_after(timeout) if timeout is not None else _no_deadline():
         if known is None:
             known = await _learn_facts(session)
@@ -227,56 +275,6 @@ class _no_deadline:
 
     def __exit__(self, *exc: object) -> None:
         return None
-
-
-async def _session_task(
-    player: PlayerConfig,
-    env: dict[str, str],
-    stderr: StderrRoute,
-    stderr_sink: LineSink | None = None,
-    traffic_sink: LineSink | None = None,
-    watch: GroupWatch | None = None,
-    *,
-    task_status: trio.TaskStatus[EngineSession],
-) -> None:
-    holder: list[EngineSession] = []
-    pgid: int | None = None
-
-    def on_stderr(line: str) -> None:
-        if holder:
-            holder[0]._on_stderr(line)
-
-    def on_traffic(line: str) -> None:
-        if holder:
-            holder[0]._on_traffic(line)
-
-    mode: StderrMode = "keep" if stderr == "log" else stderr
-    try:
-        async with open_engine(
-            player.command,
-            name=player.code,
-            cwd=player.cwd,
-            env={**player.environ_dict, **env},
-            stderr=mode,
-            on_stderr_line=on_stderr if stderr == "log" else None,
-            stderr_tail_bytes=4096,
-            log=on_traffic if traffic_sink is not None else None,
-            timings=ARENA_TIMINGS,
-        ) as client:
-            if watch is not None and client.process is not None:
-                pgid = client.process.pgid
-                watch(pgid, True)
-            session = EngineSession(player, client)
-            session.begin_game(stderr_sink, traffic_sink)
-            holder.append(session)
-            task_status.started(session)
-            await session._close.wait()
-    finally:
-        # Only now is the engine gone and reaped (its exit CPU time known).
-        if watch is not None and pgid is not None:
-            watch(pgid, False)
-        if holder:
-            holder[0]._closed.set()
 
 
 @attrs.define
@@ -328,8 +326,8 @@ class EngineProvider:
             await idle.close()
         env = engine_environment(game_id, self.slot)
         route: StderrRoute = "discard" if player.discard_stderr else self.stderr
-        session: EngineSession = await self.nursery.start(
-            _session_task, player, env, route, stderr_sink, traffic_sink, self.watch
+        session = start_session(
+            self.nursery, player, env, route, stderr_sink, traffic_sink, self.watch
         )
         try:
             self._facts[player] = await _learn(
@@ -374,14 +372,8 @@ async def check_player(
     description = ""
     async with trio.open_nursery() as nursery:
         try:
-            session = await nursery.start(
-                _session_task,
-                player,
-                engine_environment("startup-check", None),
-                stderr,
-                None,
-                None,
-                watch,
+            session = start_session(
+                nursery, player, engine_environment("startup-check", None), stderr, watch=watch
             )
         except EngineStartError as exc:
             error = exc

@@ -127,8 +127,9 @@ class _Game:
             await self.setup()
             referee = self.referee
             black, white = self.sessions[BLACK], self.sessions[WHITE]
-            while not referee.is_over:
-                if referee.needs_scoring:
+            # referee.is_over and referee.needs_scoring, read directly (once a move).
+            while referee.outcome is None:
+                if referee.consecutive_passes >= 2:
                     await self.score()
                     break
                 if referee.to_move is BLACK:
@@ -201,7 +202,7 @@ class _Game:
         if move is None:
             raise _Stop
         comment = ""
-        if session.supports("gomill-explain_last_move"):
+        if "gomill-explain_last_move" in session.supported:
             with contextlib.suppress(CommandFailed):
                 comment = await self.call(
                     colour,
@@ -212,7 +213,7 @@ class _Game:
         on_move = self.options.on_move
         if on_move is not None:
             on_move(self.job.game_id, colour, move, referee.moves_played)
-        if referee.is_over:
+        if referee.outcome is not None:
             return
         vertex = format_vertex(move.point, self.job.settings.board_size)
         try:

@@ -194,7 +194,7 @@ class Referee:
             self.forfeit(colour, f"{colour.gtp_name} attempted {text}")
             return False
         self.moves_played += 1
-        self.to_move = colour.opponent
+        self.to_move = Colour.WHITE if colour is Colour.BLACK else Colour.BLACK
         if move.point is None:
             self.consecutive_passes += 1
         else:

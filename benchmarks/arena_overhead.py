@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import resource
 import statistics
 import sys
@@ -76,6 +77,38 @@ def run_games(directory: Path, name: str, size: int, games: int, reuse: bool) ->
         "cpu_ms_per_move": 1000 * cpu / (games * moves),
         "games_per_s": games / wall,
     }
+
+
+def spawn_floor(games: int) -> float:
+    """CPU ms of this process to start, quit and reap two instant engines, without the arena.
+
+    The floor under the cost of new engines for every game: ``posix_spawn``
+    in a new session, ``quit``, the end of its output, ``waitpid``, with
+    none of the arena's supervision (no trio, no timeouts, no stderr pump).
+    """
+    argv = [sys.executable, ENGINE]
+
+    def start() -> tuple[int, int, int]:
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        actions = [(os.POSIX_SPAWN_DUP2, stdin_r, 0), (os.POSIX_SPAWN_DUP2, stdout_w, 1)]
+        pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions, setsid=True)
+        os.close(stdin_r)
+        os.close(stdout_w)
+        return pid, stdin_w, stdout_r
+
+    before = cpu_seconds()
+    for _ in range(games):
+        engines = [start(), start()]
+        for _, stdin_w, _ in engines:
+            os.write(stdin_w, b"quit\n")
+        for pid, stdin_w, stdout_r in engines:
+            while os.read(stdout_r, 4096):
+                pass
+            os.waitpid(pid, 0)
+            os.close(stdin_w)
+            os.close(stdout_r)
+    return 1000 * (cpu_seconds() - before) / games
 
 
 def synthetic_record(job: GameJob) -> GameRecord:
@@ -146,6 +179,7 @@ def main() -> None:
         reuse = run_games(directory, "reuse9", 9, max(4, int(200 * scale)), reuse=True)
         large = run_games(directory, "plain19", 19, max(2, int(12 * scale)), reuse=False)
         big_reuse = run_games(directory, "reuse19", 19, max(2, int(12 * scale)), reuse=True)
+        floor = spawn_floor(max(4, int(30 * scale)))
         big = 1000 if options.quick else 10_000
         record_100, record_10000, record_cpu = recording_costs(
             directory, big, 50 if options.quick else 200
@@ -161,6 +195,10 @@ def main() -> None:
     print(
         "  so starting and stopping two engines costs about"
         f" {plain['cpu_ms_per_game'] - reuse['cpu_ms_per_game']:.2f} ms CPU per game"
+    )
+    print(
+        f"  (the bare floor, posix_spawn + quit + waitpid of two engines without the arena:"
+        f" {floor:.2f} ms CPU per game)"
     )
     print(
         f"19x19, 300 moves, new engines       : {large['cpu_ms_per_move']:7.4f} ms CPU/move"

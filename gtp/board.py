@@ -232,7 +232,11 @@ class Board:
         Raises :class:`IllegalMove` and changes nothing when the play is illegal.
         For an allowed suicide the returned points are the mover's own stones.
         """
-        code = _CODE[colour]
+        # The referee calls this once per move: identity tests rather than
+        # hashing the enum (a Python-level __hash__) to look its code up.
+        code = _BLACK if colour is Colour.BLACK else _WHITE if colour is Colour.WHITE else -1
+        if code < 0:
+            code = _CODE[colour]  # KeyError, as for any other non-colour
         if point is None:
             self._push(_Record(code, _PASS, (), _EMPTY, self._ko, self._hash), self._hash)
             self._ko = None
@@ -246,9 +250,12 @@ class Board:
         removed, removed_colour, new_hash = outcome
         cells = self._cells
         cells[index] = code
+        self._push(_Record(code, index, removed, removed_colour, self._ko, self._hash), new_hash)
+        if not removed:  # most moves capture nothing
+            self._ko = None
+            return []
         for stone in removed:
             cells[stone] = _EMPTY
-        self._push(_Record(code, index, removed, removed_colour, self._ko, self._hash), new_hash)
         self._captures[code if removed_colour != code else 3 - code] += len(removed)
         self._ko = self._ko_after(code, index, removed, removed_colour)
         points = self._tables.points

@@ -9,9 +9,12 @@ and the engine is killed when the client is closed.
 
 :func:`open_engine` starts an engine process (``gtp.process``) and yields a
 client for it; leaving the block sends ``quit`` and runs the bounded shutdown
-path, even on cancellation.  :meth:`GtpClient.check_startup` and
-:func:`startup_check` verify that a program speaks GTP before any game.
-Byte-level parsing is ``gtp.protocol``'s job.
+path, even on cancellation.  :func:`start_engine` does the same without a
+block, its tasks in a nursery the caller owns, for callers that start and
+stop engines often (:meth:`GtpClient.close_engine` stops it).
+:meth:`GtpClient.check_startup` and :func:`startup_check` verify that a
+program speaks GTP before any game.  Byte-level parsing is ``gtp.protocol``'s
+job.
 
 Pipes get a lean path (plain non-blocking ``os.write``/``os.read``, and a
 watchdog task instead of a cancel scope per command, see
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Final, Protocol
@@ -42,10 +46,12 @@ from gtp.process import (
     DEFAULT_STDERR_TAIL_BYTES,
     DEFAULT_TIMINGS,
     EngineProcess,
+    ExitStatus,
+    ReapedCallback,
     ShutdownTimings,
     StderrLineCallback,
     StderrMode,
-    open_process,
+    start_process,
 )
 from gtp.protocol import (
     MAX_RESPONSE_BYTES,
@@ -127,7 +133,11 @@ class GtpClient:
     _deadline: float = attrs.field(init=False, default=math.inf)
     _timed_out: bool = attrs.field(init=False, default=False)
     _watchdog_scope: trio.CancelScope | None = attrs.field(init=False, default=None)
+    _watchdog_deadline: float = attrs.field(init=False, default=math.inf)  # the scope's
+    # trio's clock, read directly (trio.current_time() is three calls deep).
+    _now: Callable[[], float] = attrs.field(init=False, default=time.perf_counter)
     _watchdog_stopped: bool = attrs.field(init=False, default=False)
+    _engine_closed: trio.Event | None = attrs.field(init=False, default=None)
 
     @_fd_streams.default
     def _both_pipes(self) -> bool:
@@ -182,12 +192,12 @@ class GtpClient:
                 response = await exchange(line, name, args)
             elif self._watchdog_scope is not None and self._fd_streams:
                 # Under the watchdog (see run_watchdog): record the deadline only.
-                deadline = trio.current_time() + timeout
+                deadline = self._now() + timeout
                 self._deadline = deadline
                 self._timed_out = False
-                scope = self._watchdog_scope
-                if deadline < scope.deadline:
-                    scope.deadline = deadline  # wake the watchdog earlier than planned
+                if deadline < self._watchdog_deadline:
+                    # Wake the watchdog earlier than planned.
+                    self._watchdog_scope.deadline = self._watchdog_deadline = deadline
                 try:
                     response = await exchange(line, name, args)
                 except _Overran:
@@ -244,22 +254,26 @@ class GtpClient:
         send, receive = self._send, self._receive
         assert isinstance(send, trio.lowlevel.FdStream)
         assert isinstance(receive, trio.lowlevel.FdStream)
+        self._now = trio.lowlevel.current_clock().current_time
         try:
-            with trio.CancelScope(shield=True):
-                while not self._watchdog_stopped:
-                    deadline = self._deadline
-                    if self._busy and deadline <= trio.current_time():
-                        if not self._timed_out:
-                            self._timed_out = True
-                            for fd in (send.fileno(), receive.fileno()):
-                                if fd >= 0:
-                                    trio.lowlevel.notify_closing(fd)
-                        deadline = math.inf  # until the next command sets one
-                    with trio.CancelScope(deadline=deadline) as scope:
-                        self._watchdog_scope = scope
-                        await trio.sleep_forever()
+            while not self._watchdog_stopped:
+                deadline = self._deadline
+                if self._busy and deadline <= self._now():
+                    if not self._timed_out:
+                        self._timed_out = True
+                        for fd in (send.fileno(), receive.fileno()):
+                            if fd >= 0:
+                                trio.lowlevel.notify_closing(fd)
+                    deadline = math.inf  # until the next command sets one
+                # Shielded (the shutdown's quit keeps its timeout while the
+                # surrounding scope is cancelled); one scope per wake-up.
+                with trio.CancelScope(deadline=deadline, shield=True) as scope:
+                    self._watchdog_scope = scope
+                    self._watchdog_deadline = deadline
+                    await trio.sleep_forever()
         finally:
             self._watchdog_scope = None
+            self._watchdog_deadline = math.inf
 
     def stop_watchdog(self) -> None:
         """Let :meth:`run_watchdog` return; commands then use a cancel scope each."""
@@ -491,21 +505,108 @@ class GtpClient:
         """
         acknowledged = False
         with trio.CancelScope(shield=True):
-            if self.usable and not self._busy:
-                try:
-                    await self.command("quit", timeout=quit_timeout)
-                    acknowledged = True
-                except GtpError:
-                    pass
-            self._closed = True
-            self.stop_watchdog()
-            for stream in (self._send, self._receive):
-                with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    if isinstance(stream, trio.lowlevel.FdStream):
-                        stream.close()  # aclose() would add a checkpoint (a scheduler pass)
-                    else:
-                        await stream.aclose()
+            acknowledged = await self._quit_and_close(quit_timeout)
         return acknowledged
+
+    async def _quit_and_close(self, quit_timeout: float) -> bool:
+        # aclose() without its shield, for close_engine (shielded already).
+        acknowledged = False
+        if self.usable and not self._busy:
+            try:
+                await self.command("quit", timeout=quit_timeout)
+                acknowledged = True
+            except GtpError:
+                pass
+        self._closed = True
+        self.stop_watchdog()
+        for stream in (self._send, self._receive):
+            with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                if isinstance(stream, trio.lowlevel.FdStream):
+                    stream.close()  # aclose() would add a checkpoint (a scheduler pass)
+                else:
+                    await stream.aclose()
+        return acknowledged
+
+    async def close_engine(self) -> ExitStatus | None:
+        """Stop the engine of a client from :func:`start_engine` or :func:`open_engine`.
+
+        ``quit`` if the channel is healthy (``timings.quit_timeout``), then the
+        process shutdown path (exit grace only after an acknowledged quit ->
+        SIGTERM to the group -> grace -> SIGKILL -> reap), then every pipe
+        closed.  Shielded and bounded; safe to call more than once, from
+        several tasks.  Returns the exit status (None if unknown).
+        """
+        process = self.process
+        with trio.CancelScope(shield=True):
+            if self._engine_closed is not None:
+                await self._engine_closed.wait()
+            else:
+                self._engine_closed = done = trio.Event()
+                try:
+                    timings = process.timings if process is not None else DEFAULT_TIMINGS
+                    acknowledged = await self._quit_and_close(timings.quit_timeout)
+                    if process is not None:
+                        # The unshielded form: this scope shields it already.
+                        await process._aclose(timings.exit_grace if acknowledged else 0.0)
+                finally:
+                    self.stop_watchdog()
+                    done.set()
+        return None if process is None else process.exit_status
+
+
+def start_engine(
+    nursery: trio.Nursery,
+    command: str | Sequence[str | os.PathLike[str]],
+    *,
+    name: str,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stderr: StderrMode = "keep",
+    on_stderr_line: StderrLineCallback | None = None,
+    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
+    log: TrafficLog | TextSink | None = None,
+    strict_ids: bool = False,
+    default_timeout: float | None = None,
+    timings: ShutdownTimings = DEFAULT_TIMINGS,
+    max_line_bytes: int = MAX_RESPONSE_LINE_BYTES,
+    max_response_bytes: int = MAX_RESPONSE_BYTES,
+    on_reaped: ReapedCallback | None = None,
+) -> GtpClient:
+    """Start an engine and return a client for it; its tasks run in ``nursery``.
+
+    :func:`open_engine` without the block (see :func:`gtp.process.start_process`):
+    stop the engine with :meth:`GtpClient.close_engine`.  If ``nursery`` is
+    cancelled first, the engine is stopped the same way by its supervisor.
+    Raises EngineStartError when the program cannot be started.
+    """
+    log_fn = traffic_log(log)
+    process = start_process(
+        nursery,
+        command,
+        name=name,
+        cwd=cwd,
+        env=env,
+        stderr=stderr,
+        on_stderr_line=_stderr_sink(on_stderr_line, log_fn),
+        stderr_tail_bytes=stderr_tail_bytes,
+        timings=timings,
+        on_reaped=on_reaped,
+    )
+    client = GtpClient(
+        process.stdout,
+        process.stdin,
+        name=name,
+        process=process,
+        log=log_fn,
+        strict_ids=strict_ids,
+        default_timeout=default_timeout,
+        max_line_bytes=max_line_bytes,
+        max_response_bytes=max_response_bytes,
+    )
+    # No checkpoint since start_process: the supervisor has not run yet.
+    process.close_on_cancel = client.close_engine
+    nursery.start_soon(client.run_watchdog)
+    return client
 
 
 @asynccontextmanager
@@ -533,46 +634,40 @@ async def open_engine(
     SIGTERM to the group -> grace -> SIGKILL -> reap).  Raises
     EngineStartError when the program cannot be started.
     """
-    log_fn = traffic_log(log)
-    async with open_process(
-        command,
-        name=name,
-        cwd=cwd,
-        env=env,
-        stderr=stderr,
-        on_stderr_line=_stderr_sink(on_stderr_line, log_fn),
-        stderr_tail_bytes=stderr_tail_bytes,
-        timings=timings,
-    ) as process:
-        client = GtpClient(
-            process.stdout,
-            process.stdin,
-            name=name,
-            process=process,
-            log=log_fn,
-            strict_ids=strict_ids,
-            default_timeout=default_timeout,
-            max_line_bytes=max_line_bytes,
-            max_response_bytes=max_response_bytes,
-        )
-        body_error: BaseException | None = None
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(client.run_watchdog)
+    start_error: BaseException | None = None
+    body_error: BaseException | None = None
+    async with trio.open_nursery() as nursery:
+        try:
+            client = start_engine(
+                nursery,
+                command,
+                name=name,
+                cwd=cwd,
+                env=env,
+                stderr=stderr,
+                on_stderr_line=on_stderr_line,
+                stderr_tail_bytes=stderr_tail_bytes,
+                log=log,
+                strict_ids=strict_ids,
+                default_timeout=default_timeout,
+                timings=timings,
+                max_line_bytes=max_line_bytes,
+                max_response_bytes=max_response_bytes,
+            )
+        except BaseException as exc:
+            # Raised below, outside the nursery (no ExceptionGroup around it).
+            start_error = exc
+        else:
             try:
                 yield client
             except BaseException as exc:
-                # Re-raised below, outside the nursery, so callers see the
-                # exception itself rather than an ExceptionGroup around it.
                 body_error = exc
             finally:
-                with trio.CancelScope(shield=True):
-                    acknowledged = await client.aclose(timings.quit_timeout)
-                    await process.shutdown(
-                        exit_grace=timings.exit_grace if acknowledged else 0.0
-                    )
-                client.stop_watchdog()
-        if body_error is not None:
-            raise body_error
+                await client.close_engine()
+    if start_error is not None:
+        raise start_error
+    if body_error is not None:
+        raise body_error
 
 
 async def startup_check(

@@ -11,6 +11,7 @@ from arena.match import MatchOptions, play_game
 from arena.results import EndReason, GameJob, GameRecord
 from arena.settings import GameSettings, PlayerConfig
 from gtp.vertex import Colour
+from tests.fakes import assert_group_gone
 
 from .fakes import fake_player
 
@@ -390,3 +391,23 @@ async def test_later_engines_of_a_player_are_only_asked_for_their_description() 
         "a (black) >> 3 clear_board",
         "a (black) >> 4 komi 7.5",
     ]
+
+
+async def test_cancelling_the_engines_nursery_stops_the_engines_kept_for_reuse() -> None:
+    groups: list[tuple[int, bool]] = []
+    black = fake_player("a", BLACK_MOVES)
+    white = fake_player("b", WHITE_MOVES)
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            provider = EngineProvider(
+                nursery, reuse=True, watch=lambda pgid, running: groups.append((pgid, running))
+            )
+            record = await play_game(job(black, white, scorer="internal"), provider)
+            nursery.cancel_scope.cancel()  # both engines are idle, kept for a next game
+    assert record.result is not None
+    started = [pgid for pgid, running in groups if running]
+    assert len(started) == 2
+    # The watchdog is told when each group is gone, and nothing of them is left.
+    assert sorted(pgid for pgid, running in groups if not running) == sorted(started)
+    for pgid in started:
+        await assert_group_gone(pgid)
