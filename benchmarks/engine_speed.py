@@ -143,7 +143,7 @@ def parallel_rates(
                     search = Search(config, 1)
                     search.evaluator = pools.get(workers)
                     search.set_position(board, KOMI)
-                    batches[f"{pos}/{workers}"] = _simulations(search, 200)
+                    batches[f"{pos}/{workers}"] = _simulations(search, 1000)
             rates = interleaved(batches, seconds)
         finally:
             for pool in pools.values():
@@ -157,8 +157,10 @@ def parallel_rates(
 
 def _simulations(search: Search, count: int) -> Callable[[], int]:
     def batch() -> int:
+        # one genmove's worth (1,000 playouts), then the flush a genmove ends with:
+        # no work is left in the workers outside the timed call
         done = search.simulate(count)
-        search.flush()  # no work left in the workers outside the timed call
+        search.flush()
         return done
 
     return batch

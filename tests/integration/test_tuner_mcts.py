@@ -19,7 +19,9 @@ def test_tuning_playouts_reports_400_as_best(tmp_path: Path) -> None:
     # On 7x7 with komi 7.5, Black at 400 playouts beat the 100-playout White in 10 of 10
     # trial games, at 100 playouts in 1 of 10 and at 25 in 0 of 6; with 16 games the
     # tuner then reports 400 in over 99.9% of simulated runs.
-    mcts = [sys.executable, "-m", "engines.mcts", "--ownership-playouts", "50", "--playouts"]
+    # plain UCT, the configuration these odds were measured with
+    mcts = [sys.executable, "-m", "engines.mcts", "--rave", "off", "--priors", "none",
+            "--ownership-playouts", "50", "--playouts"]
     ctl = tmp_path / "playouts.ctl"
     ctl.write_text(
         "competition_type = 'mc_tuner'\n"
