@@ -8,13 +8,17 @@ playout policies under plain UCT, and for the engine's default search
 (heuristic MC-RAVE, ``engine_default_sims_per_s``); the uniform random playouts per second of
 ``../shared/bench/reference_playout.py`` on the same two positions; the
 ratios; the memory of the tree per node (tracemalloc), with the size a
-100,000-node tree would have; and the simulations per second with playouts in
-one and in two worker processes (``engines.mcts.parallel``) against the same
-search in one process, for the engine's default configuration and for
-plain UCT (``parallel2_speedup`` is the default configuration's; run it on an
-otherwise idle machine: it needs both cores).  The measurements are interleaved in short
-batches (about 20 ms each, in turn) so that a busy machine slows all of them
-alike; each search keeps growing one tree for the whole run.
+100,000-node tree would have; and the simulations per second of the search
+spread over processes (``engines.mcts.parallel``) against the same search in
+one process, for the engine's default configuration and for plain UCT: with
+two processes playing out (the engine's default way, ``--workers 1``: the
+engine process shares the playouts with one worker; ``parallel2_speedup`` is
+the default configuration's), and with two dedicated workers while the engine
+process only keeps the tree (``--workers 2 --no-share``, three processes on
+the two cores).  Run it on an otherwise idle machine: it needs both cores.
+The measurements are interleaved in short batches (about 20 ms each, in
+turn) so that a busy machine slows all of them alike; each search keeps
+growing one tree for the whole run.
 
     python benchmarks/engine_speed.py [--seconds S] [--tree-sims N] [--parallel-seconds S]
 
@@ -42,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engines.mcts.fastboard import FastBoard  # noqa: E402
+from engines.mcts.gtp_engine import EngineOptions  # noqa: E402
 from engines.mcts.parallel import WorkerPool  # noqa: E402
 from engines.mcts.search import Search, SearchConfig  # noqa: E402
 from gtp.vertex import parse_vertex  # noqa: E402
@@ -129,28 +134,41 @@ PARALLEL_CONFIGS = {
 }
 
 
+# how the simulations are spread: (workers, the engine process plays out too)
+PARALLEL_MODES: dict[str, tuple[int, bool] | None] = {
+    "one_process": None,
+    "shared": (1, True),  # two processes play out: the engine's and one worker
+    "two_workers": (2, False),  # two workers play out; the engine process keeps the tree
+}
+
+
 def parallel_rates(
     positions: dict[str, FastBoard], seconds: float
 ) -> dict[str, dict[str, float]]:
-    """Per configuration: sims/s in one process and with 1 and 2 workers, interleaved."""
+    """Per configuration and mode: sims/s (mean over ``positions``), interleaved."""
     out: dict[str, dict[str, float]] = {}
+    batch = EngineOptions().batch
     for name, config in PARALLEL_CONFIGS.items():
-        pools = {workers: WorkerPool(workers, config, seed=1, batch=8) for workers in (1, 2)}
+        pools = {
+            mode: WorkerPool(spec[0], config, seed=1, batch=batch, share=spec[1])
+            for mode, spec in PARALLEL_MODES.items()
+            if spec is not None
+        }
         try:
             batches: dict[str, Callable[[], int]] = {}
             for pos, board in positions.items():
-                for workers in (0, 1, 2):
+                for mode in PARALLEL_MODES:
                     search = Search(config, 1)
-                    search.evaluator = pools.get(workers)
+                    search.evaluator = pools.get(mode)
                     search.set_position(board, KOMI)
-                    batches[f"{pos}/{workers}"] = _simulations(search, 1000)
+                    batches[f"{pos}/{mode}"] = _simulations(search, 1000)
             rates = interleaved(batches, seconds)
         finally:
             for pool in pools.values():
                 pool.close()
         out[name] = {
-            key: sum(rates[f"{pos}/{key[-1]}"] for pos in positions) / len(positions)
-            for key in ("workers0", "workers1", "workers2")
+            mode: sum(rates[f"{pos}/{mode}"] for pos in positions) / len(positions)
+            for mode in PARALLEL_MODES
         }
     return out
 
@@ -238,11 +256,14 @@ def main() -> int:
     if args.parallel_seconds > 0:
         boards = {pos: fast for pos, (fast, _state) in positions.items()}
         parallel = parallel_rates(boards, args.parallel_seconds)
-        print("\nsims/s (mean of the empty and midgame positions): one process, 1 and 2 workers")
+        print("\nsims/s (mean of the empty and midgame positions) and x one process")
+        print(f"{'':16s}{'one process':>12s}{'shared, 1 worker':>22s}"
+              f"{'2 workers, no share':>25s}")
         for name, rate in parallel.items():
-            print(f"{name:16s}{rate['workers0']:8.0f}{rate['workers1']:8.0f}"
-                  f"{rate['workers2']:8.0f}   2 workers: "
-                  f"{rate['workers2'] / rate['workers0']:.2f}x")
+            single = rate["one_process"]
+            print(f"{name:16s}{single:12.0f}"
+                  f"{rate['shared']:14.0f}{rate['shared'] / single:7.2f}x"
+                  f"{rate['two_workers']:17.0f}{rate['two_workers'] / single:7.2f}x")
 
     result: dict[str, object] = {
         "default_sims_per_s": round(rates["empty/default"]),
@@ -263,11 +284,14 @@ def main() -> int:
         **{
             key: value
             for name, rate in parallel.items()
+            for suffix in ["" if name == "default" else "_" + name.replace("-", "_")]
             for key, value in (
-                (f"parallel2_speedup{'' if name == 'default' else '_' + name.replace('-', '_')}",
-                 round(rate["workers2"] / rate["workers0"], 2)),
-                (f"{name.replace('-', '_')}_sims_per_s_workers", [
-                    round(rate["workers0"]), round(rate["workers1"]), round(rate["workers2"])]),
+                (f"parallel2_speedup{suffix}",
+                 round(rate["shared"] / rate["one_process"], 2)),
+                (f"parallel2_speedup_two_workers{suffix}",
+                 round(rate["two_workers"] / rate["one_process"], 2)),
+                (f"{name.replace('-', '_')}_sims_per_s_parallel",
+                 {mode: round(value) for mode, value in rate.items()}),
             )
         },
         "python": platform.python_version(),

@@ -88,9 +88,15 @@ def _parser() -> argparse.ArgumentParser:
                         help="graph: skip the playout when the child already has more visits"
                         " than the edge")
     search.add_argument("--workers", type=int, default=engine_defaults.workers, metavar="N",
-                        help="worker processes running playouts (0: all in this process)")
+                        help="worker processes running playouts (0: all in this process);"
+                        " with sharing, N workers use N+1 cores")
     search.add_argument("--batch", type=int, default=engine_defaults.batch, metavar="N",
                         help="leaves sent to a worker at a time (with --workers)")
+    search.add_argument("--share", action=argparse.BooleanOptionalAction,
+                        default=engine_defaults.share,
+                        help="this process plays out too while the workers are busy"
+                        " (--no-share: it only keeps the tree; deterministic with"
+                        " --workers 1 and --seed)")
     game = parser.add_argument_group("game")
     game.add_argument("--resign-threshold", type=float, default=defaults.resign_threshold,
                       metavar="W", help="resign below this win rate (0: never resign)")
@@ -152,6 +158,7 @@ def options_from_args(argv: Sequence[str] | None = None) -> EngineOptions:
             handicap_compensation=ns.handicap_compensation,
             workers=ns.workers,
             batch=ns.batch,
+            share=ns.share,
         )
     except ValueError as exc:
         parser.error(str(exc))

@@ -78,7 +78,8 @@ class EngineOptions:
     ownership_playouts: int = 500  # simulations behind final_score / final_status_list
     handicap_compensation: HandicapCompensation = "full"
     workers: int = 0  # worker processes for playouts (0: in this process)
-    batch: int = 8  # leaves per message to a worker
+    batch: int = 4  # leaves per message to a worker
+    share: bool = True  # this process plays out too while the workers are busy
 
     def __attrs_post_init__(self) -> None:
         if self.playouts < 0 or self.ownership_playouts < 1:
@@ -147,6 +148,7 @@ class MctsEngine:
                 self.options.search,
                 seed=self.options.seed,
                 batch=self.options.batch,
+                share=self.options.share,
             )
 
     def close(self) -> None:

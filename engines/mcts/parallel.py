@@ -13,9 +13,16 @@ the main process only builds the nodes.  Each worker has up to two batches in fl
 never waits for the main process and the main process descends while the
 workers play out.
 
-With one worker the order of everything is fixed, so a seeded search is
-deterministic (the tests use that); with more, results come back in whatever
-order the workers finish.
+With ``share`` (the engine's default) the main process plays out too: when a
+batch is ready and every worker still holds two, it plays the next leaves out
+itself until a worker has room, and a flush plays the unsent partial batch
+here.  So one worker and the main process keep two cores busy, with the tree
+work done by the process that would otherwise wait; without it, the main
+process only keeps the tree and needs a core of its own for that.
+
+Without sharing and with one worker the order of everything is fixed, so a
+seeded search is deterministic (the tests use that); otherwise results come
+back in whatever order the processes finish.
 
 Workers are fresh interpreters (``python -m engines.mcts.parallel``, never a
 fork of a process that may run threads, and never a re-run of the caller's
@@ -40,7 +47,7 @@ from typing import IO, TYPE_CHECKING, Final
 
 from engines.mcts.fastboard import FastBoard, score_terminal
 from engines.mcts.policy import PLAYOUTS
-from engines.mcts.search import SearchConfig, candidate_moves, prior_stats
+from engines.mcts.search import SearchConfig, list_moves
 
 if TYPE_CHECKING:
     from engines.mcts.search import Leaf, Search
@@ -86,7 +93,6 @@ def _worker_main(settings: str, seed: int) -> None:
     rave = config.rave != "off"
     rnd = random.Random(seed).random
     playout = PLAYOUTS[config.policy]
-    pass_threshold = config.pass_threshold
     root = FastBoard(9)
     komi = 7.5
     fd_in = sys.stdin.fileno()
@@ -113,8 +119,7 @@ def _worker_main(settings: str, seed: int) -> None:
             listed: list[int] | None = None
             stats = None
             if expand:
-                candidates = candidate_moves(board, pass_threshold)
-                stats = prior_stats(board, candidates, config)
+                candidates, stats = list_moves(board, config)
                 listed = list(candidates)
             amaf = bytearray(cells) if rave else None
             if board.passes < 2:
@@ -131,10 +136,14 @@ def _worker_main(settings: str, seed: int) -> None:
 class WorkerPool:
     """``workers`` playout processes serving one :class:`Search` (its ``evaluator``)."""
 
-    def __init__(self, workers: int, config: SearchConfig, *, seed: int, batch: int = 8) -> None:
+    def __init__(
+        self, workers: int, config: SearchConfig, *, seed: int, batch: int = 8, share: bool = False
+    ) -> None:
         if workers < 1 or batch < 1:
             raise ValueError("a worker pool needs at least one worker and a batch of one")
         self.batch = batch
+        self.share = share
+        self.played_here = 0  # leaves the main process played out itself
         self._root: tuple[FastBoard, float] | None = None
         self._buffer: list[Leaf] = []  # leaves waiting for a full batch
         self._owner: Search | None = None  # the search whose leaves are out
@@ -198,8 +207,10 @@ class WorkerPool:
         Leaves go out in full batches and results are taken in only when a
         worker has no room for the next batch, so the workers stay busy across
         calls and the order of everything depends only on the number of
-        simulations (deterministic with one worker).  :meth:`drain` finishes
-        the simulations still out; the search calls it before it reports.
+        simulations (deterministic with one worker and no sharing); when
+        sharing, a leaf that finds every worker full is played out here.
+        :meth:`drain` finishes the simulations still out; the search calls it
+        before it reports.
         """
         owner = self._owner
         if owner is not search:  # a pool shared between searches: finish the other's work
@@ -210,24 +221,47 @@ class WorkerPool:
         if root is None or root[0] is not search.root_board or root[1] != search.komi:
             self.set_root(search.root_board, search.komi)
         batch = self.batch
+        share = self.share
         for _ in range(count):
             leaf = search.descend()
             board = leaf.board
             if board is None:
                 search.backup(leaf, -1.0, None)
             elif board.passes >= 2:  # the game is over: nothing to play out
-                result, amaf = search.evaluate(board)
-                search.backup(leaf, result, amaf)
-            else:
-                buffer = self._buffer
-                buffer.append(leaf)
-                if len(buffer) >= batch:
-                    self._send_buffer(search)
+                self._play_here(search, leaf)
+            elif len(self._buffer) < batch:
+                self._buffer.append(leaf)
+                if len(self._buffer) >= batch and (not share or self._room(search)):
+                    self._send_buffer(search)  # without sharing, waits for a worker with room
+            elif self._room(search):  # sharing: a full batch was waiting for a worker
+                self._send_buffer(search)
+                self._buffer.append(leaf)
+            else:  # sharing, and every worker is busy: play it out here
+                self._play_here(search, leaf)
         return count
+
+    def _room(self, search: Search) -> bool:
+        """Whether a worker has room for a batch, after taking in the results already back."""
+        if self._free_worker() < 0:
+            self._receive_some(search, timeout=0.0)
+        return self._free_worker() >= 0
+
+    def _play_here(self, search: Search, leaf: Leaf) -> None:
+        """Play ``leaf`` out in this process, listing its moves if it is due for expansion."""
+        board = leaf.board
+        assert board is not None
+        self.played_here += 1
+        expansion = list_moves(board, search.config) if leaf.expand is not None else None
+        result, amaf = search.evaluate(board)
+        search.backup(leaf, result, amaf, expansion)
 
     def drain(self, search: Search) -> None:
         """Finish every simulation still out (the partial batch included)."""
-        if self._buffer:
+        if self.share:  # the workers are busy with what they hold: play the rest here
+            leaves, self._buffer = self._buffer, []
+            for leaf in leaves:
+                self._play_here(search, leaf)
+        elif self._buffer:
             self._send_buffer(search)
         while any(self._flights):
             self._receive_some(search)
@@ -262,11 +296,13 @@ class WorkerPool:
                 return worker
         return -1
 
-    def _receive_some(self, search: Search) -> None:
-        """Wait for at least one worker's oldest batch and back it up."""
+    def _receive_some(self, search: Search, timeout: float | None = None) -> None:
+        """Wait (up to ``timeout``) for workers' oldest batches and back them up."""
         flights = self._flights
         busy = {self._fileno(w): w for w, queue in enumerate(flights) if queue}
-        ready, _, _ = select.select(sorted(busy), [], [])
+        if not busy:
+            return
+        ready, _, _ = select.select(sorted(busy), [], [], timeout)
         for fd in ready:
             worker = busy[fd]
             try:
@@ -291,9 +327,7 @@ class WorkerPool:
         for queue in self._flights:
             queue.clear()
         for leaf in stranded:
-            assert leaf.board is not None
-            result, amaf = search.evaluate(leaf.board)
-            search.backup(leaf, result, amaf)
+            self._play_here(search, leaf)
 
     def _fileno(self, worker: int) -> int:
         stdout = self._procs[worker].stdout

@@ -108,6 +108,14 @@ def prior_stats(
     return None
 
 
+def list_moves(
+    board: FastBoard, config: SearchConfig
+) -> tuple[array[int], list[tuple[float, float]] | None]:
+    """What expanding ``board``'s node needs from the position: its moves and their priors."""
+    moves = candidate_moves(board, config.pass_threshold)
+    return moves, prior_stats(board, moves, config)
+
+
 @attrs.frozen
 class SearchConfig:
     """Every knob of the search; the engine's command line maps onto these."""
@@ -404,8 +412,7 @@ class Search:
 
     def _expand_eager(self, node: Node, board: FastBoard, grand: Node | None) -> None:
         """List every move of ``node`` as a child, with its priors (RAVE, priors, graphs)."""
-        moves = candidate_moves(board, self.config.pass_threshold)
-        self.attach_children(node, moves, prior_stats(board, moves, self.config), grand)
+        self.attach_children(node, *list_moves(board, self.config), grand)
 
     def attach_children(
         self,
