@@ -45,9 +45,10 @@ import sys
 from collections import deque
 from typing import IO, TYPE_CHECKING, Final
 
+from engines.mcts.config import SearchConfig
 from engines.mcts.fastboard import FastBoard, score_terminal
 from engines.mcts.policy import PLAYOUTS
-from engines.mcts.search import SearchConfig, list_moves
+from engines.mcts.priors import list_moves
 
 if TYPE_CHECKING:
     from engines.mcts.search import Leaf, Search

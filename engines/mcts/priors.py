@@ -18,18 +18,25 @@ move.  The search adds them to both the Monte-Carlo and the AMAF statistics.
   losses while third- and fourth-line moves there count as wins.
 
 The same heuristic gives PUCT its prior probabilities (:func:`puct_priors`).
-Everything here is pure and reads the board without changing it.
+What a new node starts with as a whole, its moves and their priors, is
+:func:`list_moves` (the search, and the playout workers for the nodes they
+are asked to expand).  Everything here is pure and reads the board without
+changing it.
 """
 
 from __future__ import annotations
 
 import functools
+from array import array
 from collections.abc import Sequence
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from engines.mcts.fastboard import PASS, FastBoard
 from engines.mcts.patterns import pattern_table, true_eye_tables
 from engines.mcts.policy import _big_self_atari, _lone_liberty
+
+if TYPE_CHECKING:
+    from engines.mcts.config import SearchConfig
 
 PriorName = Literal["none", "even", "grandfather", "heuristic"]
 PRIOR_NAMES: Final = ("none", "even", "grandfather", "heuristic")
@@ -199,3 +206,50 @@ def _liberties_after(
         if len(set(libs)) >= 2:
             return 2
     return len(set(libs))
+
+
+def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:
+    """The moves a node lists: legal, not filling an own true eye; PASS once the board is full.
+
+    PASS is offered after a pass, or when at most ``pass_threshold`` of the
+    points are still playable.
+    """
+    c = board.to_move
+    eyes = true_eye_tables()[c]
+    pat = board.pat
+    color = board.color
+    nb = board.geo.neighbours
+    ko = board.ko if board.ko_colour == c else 0
+    is_legal = board.is_legal
+    moves = array("H")
+    append = moves.append
+    for p in board.empties:
+        if eyes[pat[p]]:
+            continue
+        a, b, d, e = nb[p]
+        if p != ko and not (color[a] and color[b] and color[d] and color[e]):
+            append(p)  # an empty neighbour: legal
+        elif is_legal(p, c):
+            append(p)
+    if board.passes or len(moves) <= len(board.geo.points) * pass_threshold:
+        append(PASS)
+    return moves
+
+
+def prior_stats(
+    board: FastBoard, moves: Sequence[int], config: SearchConfig
+) -> list[tuple[float, float]] | None:
+    """The priors that need only the position (``grandfather`` needs the tree: None here)."""
+    if config.priors == "even":
+        return even_priors(moves, config.prior_visits)
+    if config.priors == "heuristic":
+        return heuristic_priors(board, moves, config.prior_visits)
+    return None
+
+
+def list_moves(
+    board: FastBoard, config: SearchConfig
+) -> tuple[array[int], list[tuple[float, float]] | None]:
+    """What expanding ``board``'s node needs from the position: its moves and their priors."""
+    moves = candidate_moves(board, config.pass_threshold)
+    return moves, prior_stats(board, moves, config)

@@ -1,0 +1,110 @@
+"""What a search is set to do: :class:`SearchConfig` and the selection rule it implies.
+
+Every knob of :class:`~engines.mcts.search.Search` lives here, checked when the
+configuration is made; :func:`make_selector` turns a configuration into the
+selection rule of :mod:`engines.mcts.tree` (pure).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Literal
+
+import attrs
+
+from engines.mcts.policy import PLAYOUTS
+from engines.mcts.priors import PRIOR_NAMES, PriorName
+from engines.mcts.tree import (
+    BlendSelector,
+    PuctSelector,
+    RaveName,
+    SelectionName,
+    Selector,
+    UctSelector,
+)
+
+PolicyName = Literal["default", "light"]
+StructureName = Literal["tree", "graph"]
+
+
+@attrs.frozen
+class SearchConfig:
+    """Every knob of the search; the engine's command line maps onto these."""
+
+    policy: PolicyName = "default"
+    selection: SelectionName = "uct"
+    exploration: float = 0.5  # UCT: c in Q + c * sqrt(ln N / n)
+    uct_fpu: float = math.inf  # UCT: urgency of an unvisited move ("first-play urgency")
+    puct_exploration: float = 1.5  # PUCT: c in Q + c * P * sqrt(N) / (1 + n)
+    fpu_reduction: float = 0.1  # PUCT: unvisited moves start at the parent's value minus this
+    expand_threshold: int = 2  # visits a node needs before it lists its own moves
+    temperature: float = 0.0  # 0: most visits; > 0: sample with visits ** (1 / temperature)
+    dirichlet_alpha: float = 0.3
+    noise_fraction: float = 0.0  # weight of Dirichlet noise in the root priors (0: off)
+    resign_threshold: float = 0.1  # resign when the best win rate is below this (0: never)
+    resign_min_visits: int = 200  # ... and the root has at least this many visits
+    claim_threshold: float = 0.97  # gomill-genmove_ex claim: best win rate at least this
+    reuse_tree: bool = True
+    pass_threshold: float = 0.25  # offer PASS in the tree when at most this share is playable
+    rave: RaveName = "mse"  # "k": hand-selected schedule; "mse": minimum-MSE; "off"
+    rave_k: float = 1000.0  # equivalence parameter of the hand-selected schedule
+    rave_bias: float = 0.0085  # RAVE bias b of the minimum-MSE schedule
+    rave_exploration: float = 0.0  # UCT's c when RAVE is on (Gelly & Silver found 0 best)
+    priors: PriorName = "heuristic"
+    prior_visits: float = 10.0  # equivalent experience of the priors' base confidence
+    structure: StructureName = "tree"
+    graph_stop: bool = False  # graph: no playout when the child has more visits than the edge
+
+    @property
+    def eager(self) -> bool:
+        """Whether expansion creates every child at once (RAVE, priors and graphs need it)."""
+        return self.rave != "off" or self.priors != "none" or self.structure == "graph"
+
+    def __attrs_post_init__(self) -> None:
+        if self.policy not in PLAYOUTS:
+            raise ValueError(f"unknown playout policy {self.policy!r}")
+        if self.selection not in ("uct", "puct"):
+            raise ValueError(f"unknown selection {self.selection!r}")
+        if self.expand_threshold < 1:
+            raise ValueError("expand_threshold must be at least 1")
+        if self.uct_fpu < 0 or math.isnan(self.uct_fpu):
+            raise ValueError("uct_fpu must be a non-negative number (inf: try every move once)")
+        if self.temperature < 0 or self.exploration < 0 or self.puct_exploration < 0:
+            raise ValueError("temperature and exploration constants must not be negative")
+        if not 0 <= self.noise_fraction <= 1 or self.dirichlet_alpha <= 0:
+            raise ValueError("noise_fraction must be in 0..1 and dirichlet_alpha positive")
+        if not 0 <= self.resign_threshold < 1 or not 0 < self.claim_threshold <= 1:
+            raise ValueError("resign_threshold must be in 0..1, claim_threshold in (0, 1]")
+        if self.rave not in ("off", "k", "mse"):
+            raise ValueError(f"unknown RAVE schedule {self.rave!r} (off, k or mse)")
+        if not self.rave_k > 0 or not self.rave_bias >= 0 or not self.rave_exploration >= 0:
+            raise ValueError("rave_k must be positive, rave_bias and rave_exploration not negative")
+        if self.priors not in PRIOR_NAMES:
+            raise ValueError(f"unknown priors {self.priors!r} ({', '.join(PRIOR_NAMES)})")
+        if not self.prior_visits >= 0 or math.isinf(self.prior_visits):
+            raise ValueError("prior_visits must be a non-negative number")
+        if self.structure not in ("tree", "graph"):
+            raise ValueError(f"unknown structure {self.structure!r} (tree or graph)")
+
+
+def make_selector(config: SearchConfig, rnd: Callable[[], float]) -> Selector:
+    if config.eager:
+        rave = config.rave != "off"
+        return BlendSelector(
+            kind=config.selection,
+            exploration=(
+                config.puct_exploration
+                if config.selection == "puct"
+                else config.rave_exploration if rave else config.exploration
+            ),
+            rave=config.rave,
+            rave_k=config.rave_k,
+            rave_bias=config.rave_bias,
+            graph=config.structure == "graph",
+            fpu=config.uct_fpu,
+            fpu_reduction=config.fpu_reduction,
+        )
+    if config.selection == "puct":
+        return PuctSelector(config.puct_exploration, config.fpu_reduction, rnd)
+    return UctSelector(config.exploration, rnd, config.uct_fpu)
