@@ -10,9 +10,7 @@ handler) are honoured within a fraction of a second even during a long
 
 Scoring and statuses (``final_score``, ``final_status_list``,
 ``kgs-genmove_cleanup``) come from the ownership that a search of the
-current position collects: a chain is dead when the playouts mostly end with
-its points in the opponent's area, in seki when its fate is open and it shares
-a liberty with an opponent chain in the same state.
+current position collects, read by :mod:`engines.mcts.scoring`.
 
 Live analysis (``lz-analyze``, ``kata-analyze``) is registered here and runs
 in :mod:`engines.mcts.analysis` on this engine's search, so the tree it grows
@@ -24,7 +22,6 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Iterable
 from importlib import metadata
 from typing import Final, Literal
 
@@ -34,6 +31,7 @@ import trio
 from engines.mcts.analysis import NUMBER_SYNTAX, AnalyzeRequest, LiveAnalysis, parse_analyze_args
 from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard, geometry
 from engines.mcts.parallel import WorkerError, WorkerPool
+from engines.mcts.scoring import Status, chains_of, classify_chains
 from engines.mcts.search import RESIGN, Decision, Search, SearchConfig
 from engines.mcts.timecontrol import Clock, TimeSettings
 from gtp.board import Board, IllegalMove, KoRule, fixed_handicap_points, format_score
@@ -51,11 +49,9 @@ from gtp.vertex import (
 ENGINE_NAME: Final = "arena-mcts"
 SLICE_SECONDS: Final = 0.02  # search time between two checkpoints
 FALLBACK_MOVE_TIME: Final = 5.0  # seconds, when neither playouts nor time limit a move
-STATUS_THRESHOLD: Final = 0.3  # |ownership| below this: the chain's fate is open
 _FLOAT32_MAX: Final = 3.4028234663852886e38
 
 HandicapCompensation = Literal["full", "short", "none"]
-Status = Literal["alive", "dead", "seki"]
 
 
 def engine_version() -> str:
@@ -507,7 +503,7 @@ class MctsEngine:
         wanted = args[0]
         statuses = await self.statuses()
         size = self.size
-        chains = _chains(self._board, [p for p, s in statuses.items() if s == wanted])
+        chains = chains_of(self._board, [p for p, s in statuses.items() if s == wanted])
         return "\n".join(" ".join(format_vertex(p, size) for p in chain) for chain in chains)
 
     # ------------------------------------------------------------------
@@ -585,73 +581,6 @@ class MctsEngine:
 
     def explain_last_move(self, args: tuple[str, ...]) -> str:
         return self._explanation
-
-
-def classify_chains(board: FastBoard, ownership: dict[int, float]) -> dict[Point, Status]:
-    """Alive, dead or seki for every stone, from per-point ownership (+1 Black, -1 White).
-
-    Dead: the chain's points mostly end in the opponent's area.  Seki: a chain
-    that is not dead shares a liberty with an opponent chain that is not dead
-    either, and the playouts leave that liberty to nobody (neither side fills
-    it: the playout policy refuses self-ataris).
-    """
-    geo = board.geo
-    color = board.color
-    verdict: dict[int, float] = {}  # chain head -> ownership from the chain's side
-    heads: dict[int, list[int]] = {}
-    for p in geo.points:
-        c = color[p]
-        if c in (BLACK, WHITE):
-            heads.setdefault(board.head[p], []).append(p)
-    for h, stones in heads.items():
-        sign = 1.0 if color[h] == BLACK else -1.0
-        verdict[h] = sign * sum(ownership.get(p, 0.0) for p in stones) / len(stones)
-    living = {h for h, v in verdict.items() if v > -STATUS_THRESHOLD}
-    result: dict[Point, Status] = {}
-    for h, stones in heads.items():
-        status: Status
-        if h not in living:
-            status = "dead"
-        elif _shares_open_liberty(board, h, living, ownership):
-            status = "seki"
-        else:
-            status = "alive"
-        for p in stones:
-            result[geo.point(p)] = status
-    return result
-
-
-def _shares_open_liberty(
-    board: FastBoard, h: int, living: set[int], ownership: dict[int, float]
-) -> bool:
-    nb = board.geo.neighbours
-    colour = board.color[h]
-    for lib in board.liberties(h):
-        if abs(ownership.get(lib, 0.0)) >= STATUS_THRESHOLD:
-            continue
-        for q in nb[lib]:
-            if board.color[q] == 3 - colour and board.head[q] in living:
-                return True
-    return False
-
-
-def _chains(board: Board, points: Iterable[Point]) -> list[list[Point]]:
-    """Group points into chains of the same colour, each sorted, in board order."""
-    remaining = set(points)
-    chains: list[list[Point]] = []
-    for start in sorted(remaining, key=lambda p: (p[0], p[1])):
-        if start not in remaining:
-            continue
-        colour = board.get(start)
-        chain = [start]
-        remaining.discard(start)
-        for row, col in chain:
-            for q in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1)):
-                if q in remaining and board.get(q) == colour:
-                    remaining.discard(q)
-                    chain.append(q)
-        chains.append(sorted(chain))
-    return chains
 
 
 def build_server(engine: MctsEngine) -> GtpServer:
