@@ -11,14 +11,13 @@ eyes and passes when none is left; a seed makes the whole game reproducible.
 from __future__ import annotations
 
 import argparse
-import math
 import random
-import re
 import sys
 from typing import Final
 
 import attrs
 
+from gtp.arguments import parse_float, parse_int
 from gtp.board import Board, IllegalMove, fixed_handicap_points, format_score
 from gtp.server import GtpFailure, GtpServer, run_stdio
 from gtp.vertex import (
@@ -35,30 +34,6 @@ ENGINE_NAME: Final = "random"
 ENGINE_VERSION: Final = "0.1"
 DEFAULT_SIZE: Final = 19
 DEFAULT_KOMI: Final = 7.5
-
-# A GTP float is a 32-bit IEEE float; plain decimal notation only (no "nan",
-# "inf", "1_000" or hex, which Python's float() would take).
-_FLOAT_SYNTAX: Final = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_FLOAT32_MAX: Final = 3.4028234663852886e38
-_MAX_INT: Final = 2**31 - 1
-
-
-def parse_int(word: str) -> int:
-    """A GTP int (0..2**31-1, decimal digits only); GtpFailure otherwise."""
-    if not (word.isascii() and word.isdigit()) or len(word) > 10 or int(word) > _MAX_INT:
-        raise GtpFailure(f"syntax error: not an integer: {word!r}")
-    return int(word)
-
-
-def parse_float(word: str) -> float:
-    """A finite GTP float; GtpFailure for NaN, infinity, overflow or other spellings."""
-    if not _FLOAT_SYNTAX.fullmatch(word):
-        raise GtpFailure(f"syntax error: not a float: {word!r}")
-    value = float(word)
-    if not math.isfinite(value) or abs(value) > _FLOAT32_MAX:
-        raise GtpFailure(f"syntax error: not a finite 32-bit float: {word!r}")
-    return value
-
 
 def _expect(args: tuple[str, ...], count: int, what: str) -> None:
     if len(args) != count:

@@ -13,7 +13,6 @@ tree grown during analysis is kept for the next move.
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Callable
 from typing import Final
@@ -22,11 +21,11 @@ import attrs
 import trio
 
 from engines.mcts.search import Search
+from gtp.arguments import FLOAT_SYNTAX
 from gtp.server import RAW_RESPONSE_DONE, GtpFailure, GtpServer
 from gtp.vertex import Colour
 
 # The syntax of a GTP float; the engine's other number arguments use it too.
-NUMBER_SYNTAX: Final = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 ANALYSIS_MAX_VISITS: Final = 1_000_000  # root visits at which analysis stops growing the tree
 ANALYSIS_PV_LENGTH: Final = 20
 IDLE_POLL_SECONDS: Final = 0.01  # how often an analysis that stopped searching looks at input
@@ -63,7 +62,7 @@ def parse_analyze_args(args: tuple[str, ...], *, kata: bool) -> AnalyzeRequest:
     if args and args[0].lower() in ("b", "w", "black", "white"):
         colour = Colour.parse(args[0])
         i = 1
-    if i < len(args) and NUMBER_SYNTAX.fullmatch(args[i]):
+    if i < len(args) and FLOAT_SYNTAX.fullmatch(args[i]):
         interval = _parse_interval(command, args[i])
         i += 1
     while i < len(args):
@@ -100,7 +99,7 @@ def parse_analyze_args(args: tuple[str, ...], *, kata: bool) -> AnalyzeRequest:
 
 
 def _parse_interval(command: str, text: str) -> float:
-    if not NUMBER_SYNTAX.fullmatch(text):
+    if not FLOAT_SYNTAX.fullmatch(text):
         raise GtpFailure(f"{command}: interval must be a number of centiseconds, got {text!r}")
     value = float(text)
     if not math.isfinite(value) or value < 0:

@@ -19,7 +19,6 @@ is kept for the next move.
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from importlib import metadata
@@ -28,12 +27,13 @@ from typing import Final, Literal
 import attrs
 import trio
 
-from engines.mcts.analysis import NUMBER_SYNTAX, AnalyzeRequest, LiveAnalysis, parse_analyze_args
+from engines.mcts.analysis import AnalyzeRequest, LiveAnalysis, parse_analyze_args
 from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard, geometry
 from engines.mcts.parallel import WorkerError, WorkerPool
 from engines.mcts.scoring import Status, chains_of, classify_chains
 from engines.mcts.search import RESIGN, Decision, Search, SearchConfig
 from engines.mcts.timecontrol import Clock, TimeSettings
+from gtp.arguments import parse_float, parse_int
 from gtp.board import Board, IllegalMove, KoRule, fixed_handicap_points, format_score
 from gtp.handicap import max_fixed_handicap
 from gtp.server import GtpFailure, GtpServer, Handler
@@ -49,7 +49,6 @@ from gtp.vertex import (
 ENGINE_NAME: Final = "arena-mcts"
 SLICE_SECONDS: Final = 0.02  # search time between two checkpoints
 FALLBACK_MOVE_TIME: Final = 5.0  # seconds, when neither playouts nor time limit a move
-_FLOAT32_MAX: Final = 3.4028234663852886e38
 
 HandicapCompensation = Literal["full", "short", "none"]
 
@@ -96,21 +95,6 @@ def _next_batch(count: int, elapsed: float) -> int:
 
 def _code(colour: Colour) -> int:
     return BLACK if colour is Colour.BLACK else WHITE
-
-
-def _parse_int(text: str) -> int:
-    if not (text.isascii() and text.isdigit()):
-        raise GtpFailure(f"not an integer: {text!r}")
-    return int(text)
-
-
-def _parse_number(text: str) -> float:
-    if not NUMBER_SYNTAX.fullmatch(text):
-        raise GtpFailure(f"not a number: {text!r}")
-    value = float(text)
-    if not math.isfinite(value) or abs(value) > _FLOAT32_MAX:
-        raise GtpFailure(f"number out of range: {text!r}")
-    return value
 
 
 def _parse_colour(args: tuple[str, ...]) -> Colour:
@@ -177,7 +161,7 @@ class MctsEngine:
     def boardsize(self, args: tuple[str, ...]) -> str:
         if len(args) != 1:
             raise GtpFailure("expected one integer")
-        size = _parse_int(args[0])
+        size = parse_int(args[0])
         if not MIN_BOARD_SIZE <= size <= MAX_BOARD_SIZE:
             raise GtpFailure("unacceptable size")
         self._new_game(size)
@@ -197,7 +181,7 @@ class MctsEngine:
     def komi(self, args: tuple[str, ...]) -> str:
         if len(args) != 1:
             raise GtpFailure("expected one number")
-        self._komi = _parse_number(args[0])
+        self._komi = parse_float(args[0])
         return ""
 
     def fixed_handicap(self, args: tuple[str, ...]) -> str:
@@ -244,7 +228,7 @@ class MctsEngine:
     def _handicap_count(self, args: tuple[str, ...]) -> int:
         if len(args) != 1:
             raise GtpFailure("expected one integer")
-        count = _parse_int(args[0])
+        count = parse_int(args[0])
         if not self._board.is_empty() or self._board.moves_played:
             raise GtpFailure("board not empty")
         if count < 2 or count >= self.size * self.size:
@@ -512,7 +496,7 @@ class MctsEngine:
     def time_settings(self, args: tuple[str, ...]) -> str:
         if len(args) != 3:
             raise GtpFailure("expected three integers")
-        main, byo, stones = (_parse_int(a) for a in args)
+        main, byo, stones = (parse_int(a) for a in args)
         self._clock.reset(TimeSettings.from_gtp(main, byo, stones))
         return ""
 
@@ -520,8 +504,8 @@ class MctsEngine:
         if len(args) != 3:
             raise GtpFailure("expected a colour and two integers")
         colour = Colour.parse(args[0])
-        seconds = _parse_int(args[1])
-        stones = _parse_int(args[2])
+        seconds = parse_int(args[1])
+        stones = parse_int(args[2])
         self._clock.time_left(colour, seconds, stones)
         return ""
 
@@ -529,7 +513,7 @@ class MctsEngine:
         if not args:
             raise GtpFailure("expected a time system")
         system = args[0]
-        numbers = [_parse_number(a) for a in args[1:]]
+        numbers = [parse_float(a) for a in args[1:]]
         if any(n < 0 for n in numbers):
             raise GtpFailure("times must not be negative")
         expected = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
