@@ -13,7 +13,7 @@ import trio
 from rich.console import Console
 
 from arena.control import CompetitionConfig, load_control_file
-from arena.events import RunState
+from arena.events import Event, GameStarted, RunState, RunStateChanged
 from arena.ringmaster import RunOptions, run_competition
 from arena.state import CompetitionFiles, ResultEntry, is_running, iter_journal
 from tui.tracker import RunTracker
@@ -139,6 +139,43 @@ def test_the_log_tells_what_is_going_on(
     assert all(20 <= g.elapsed <= 40 for g in view.in_progress)  # from the log's timestamps
     assert view.state is state
     assert list(view.warnings) == warnings
+
+
+class RecordingTracker(RunTracker):
+    """A tracker that also keeps what the follower told it, in order."""
+
+    def __init__(self) -> None:
+        super().__init__("watched", watching=True)
+        self.seen: list[tuple[str, str]] = []
+
+    def handle(self, event: Event, at: float | None = None) -> bool:
+        if isinstance(event, GameStarted):
+            self.seen.append(("started", event.game_id))
+        elif isinstance(event, RunStateChanged):
+            self.seen.append(("state", event.state.value))
+        return super().handle(event, at)
+
+    def game_ended(self, game_id: str) -> None:
+        self.seen.append(("ended", game_id))
+        super().game_ended(game_id)
+
+
+async def test_the_watcher_understands_every_line_a_real_run_logs(tmp_path: Path) -> None:
+    # The watcher reads the ringmaster's log by its wording: a real run's log,
+    # read back, must give every game's start and end and the run's start and end.
+    config = paced_config(tmp_path, games=4, delay=0.002)
+    await run_competition(config, QUIET)
+    tracker = RecordingTracker()
+    CompetitionFollower(config, tracker).poll()
+    games = journal_ids(config)
+    assert len(games) == 4
+    seen = tracker.seen
+    assert seen[0] == ("state", RunState.RUNNING.value)
+    assert seen[-1] == ("state", RunState.FINISHED.value)
+    assert sorted(g for kind, g in seen if kind == "started") == sorted(games)
+    assert sorted(g for kind, g in seen if kind == "ended") == sorted(games)
+    for game in games:  # each game starts before it ends
+        assert seen.index(("started", game)) < seen.index(("ended", game))
 
 
 async def wait_until_running(config: CompetitionConfig) -> None:
