@@ -234,7 +234,7 @@ class WorkerPool:
                 self._buffer.append(leaf)
                 if len(self._buffer) >= batch and (not share or self._room(search)):
                     self._send_buffer(search)  # without sharing, waits for a worker with room
-            elif self._room(search):  # sharing: a full batch was waiting for a worker
+            elif self._room_for(search, leaf):  # sharing: a full batch was waiting for a worker
                 self._send_buffer(search)
                 self._buffer.append(leaf)
             else:  # sharing, and every worker is busy: play it out here
@@ -246,6 +246,14 @@ class WorkerPool:
         if self._free_worker() < 0:
             self._receive_some(search, timeout=0.0)
         return self._free_worker() >= 0
+
+    def _room_for(self, search: Search, leaf: Leaf) -> bool:
+        """:meth:`_room`, finishing ``leaf`` here if a worker turns out to be gone."""
+        try:
+            return self._room(search)
+        except WorkerError:
+            self._play_here(search, leaf)
+            raise
 
     def _play_here(self, search: Search, leaf: Leaf) -> None:
         """Play ``leaf`` out in this process, listing its moves if it is due for expansion."""

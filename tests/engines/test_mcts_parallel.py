@@ -102,9 +102,10 @@ def test_virtual_loss_spreads_a_batch_over_different_leaves() -> None:
     assert search.root_visits == 208
 
 
-def test_a_dead_worker_is_reported_and_its_leaves_are_still_backed_up() -> None:
+@pytest.mark.parametrize("share", [False, True], ids=["workers-only", "sharing"])
+def test_a_dead_worker_is_reported_and_its_leaves_are_still_backed_up(share: bool) -> None:
     config = SearchConfig(rave="mse", structure="graph")
-    pool = WorkerPool(1, config, seed=1, batch=4)
+    pool = WorkerPool(1, config, seed=1, batch=4, share=share)
     try:
         search = Search(config, seed=1)
         search.evaluator = pool
@@ -113,8 +114,10 @@ def test_a_dead_worker_is_reported_and_its_leaves_are_still_backed_up() -> None:
         os.kill(pool._procs[0].pid, signal.SIGKILL)
         pool._procs[0].wait()
         with pytest.raises(WorkerError, match="worker 0"):
-            search.simulate(50)
+            search.simulate(200)
         assert all(node.pending == 0 for node in _all_nodes(search))
+        # every simulation started was backed up: the root's children account for them all
+        assert sum(s.visits for s in search.root_stats()) == search.root_visits
         search.evaluator = None  # the search goes on in this process
         search.simulate(20)
         assert search.root_visits >= 70
