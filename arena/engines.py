@@ -24,8 +24,9 @@ import attrs
 import trio
 
 from arena.settings import GameSettings, PlayerConfig
-from gtp.client import GtpClient, start_engine
+from gtp.client import GtpClient
 from gtp.errors import CommandFailed, EngineStartError, GtpError
+from gtp.launch import start_engine
 from gtp.process import ShutdownTimings, StderrMode
 
 STDERR_LOG_CAP: Final = 64 * 1024  # bytes of one engine's stderr kept in X.log per game

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engine_vs_gnugo import ENGINE, RESULTS, GameRecord, gnugo_command, play_game
 
-from gtp.client import open_engine
+from gtp.launch import open_engine
 from gtp.vertex import Colour
 
 VARIANTS = (

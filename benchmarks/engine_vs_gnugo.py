@@ -34,8 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from gtp.board import Board, IllegalMove, format_score  # noqa: E402
-from gtp.client import GtpClient, open_engine  # noqa: E402
+from gtp.client import GtpClient  # noqa: E402
 from gtp.errors import CommandFailed, GtpError, VertexError  # noqa: E402
+from gtp.launch import open_engine  # noqa: E402
 from gtp.vertex import Colour, parse_move_answer  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"

@@ -32,7 +32,7 @@ from collections.abc import Callable
 import attrs
 import trio
 
-from gtp.client import open_engine
+from gtp.launch import open_engine
 
 SERVER_CODE = """
 import sys

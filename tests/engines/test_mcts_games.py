@@ -14,7 +14,8 @@ import pytest
 from engines.mcts.gtp_engine import EngineOptions, MctsEngine
 from engines.mcts.search import PolicyName, SearchConfig, SelectionName
 from gtp.board import Board
-from gtp.client import GtpClient, open_engine
+from gtp.client import GtpClient
+from gtp.launch import open_engine
 from gtp.vertex import Colour, parse_move_answer
 
 SIZE = 9

@@ -18,7 +18,7 @@ import pytest
 import trio
 import trio.testing
 
-from gtp.client import EngineInfo, GtpClient, open_engine, startup_check
+from gtp.client import EngineInfo, GtpClient
 from gtp.errors import (
     CommandFailed,
     EngineGone,
@@ -27,6 +27,7 @@ from gtp.errors import (
     GtpError,
     ProtocolError,
 )
+from gtp.launch import open_engine, startup_check
 from gtp.process import ShutdownTimings, open_process
 from gtp.protocol import Command, CommandReader, format_response
 from tests.fakes import assert_group_gone, fake_command

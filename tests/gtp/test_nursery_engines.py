@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from gtp.client import start_engine
+from gtp.launch import start_engine
 from gtp.process import ShutdownTimings, open_process, start_process
 from tests.fakes import assert_group_gone, fake_command
 

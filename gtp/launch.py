@@ -1,0 +1,186 @@
+"""Starting engines: a GTP client attached to a new engine process.
+
+:func:`open_engine` starts an engine process (:mod:`gtp.process`) and yields a
+:class:`~gtp.client.GtpClient` for it; leaving the block sends ``quit`` and
+runs the bounded shutdown path, even on cancellation.  :func:`start_engine`
+does the same without a block, its tasks in a nursery the caller owns, for
+callers that start and stop engines often
+(:meth:`~gtp.client.GtpClient.close_engine` stops it).  :func:`startup_check`
+verifies that a program speaks GTP before any game.  With a traffic log, the
+engine's stderr lines go to the log too (prefixed ``!!``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+
+import trio
+
+from gtp.client import EngineInfo, GtpClient, TextSink, TrafficLog, traffic_log
+from gtp.process import (
+    DEFAULT_STDERR_TAIL_BYTES,
+    DEFAULT_TIMINGS,
+    ReapedCallback,
+    ShutdownTimings,
+    StderrLineCallback,
+    StderrMode,
+    start_process,
+)
+from gtp.protocol import MAX_RESPONSE_BYTES, MAX_RESPONSE_LINE_BYTES
+
+
+def start_engine(
+    nursery: trio.Nursery,
+    command: str | Sequence[str | os.PathLike[str]],
+    *,
+    name: str,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stderr: StderrMode = "keep",
+    on_stderr_line: StderrLineCallback | None = None,
+    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
+    log: TrafficLog | TextSink | None = None,
+    strict_ids: bool = False,
+    default_timeout: float | None = None,
+    timings: ShutdownTimings = DEFAULT_TIMINGS,
+    max_line_bytes: int = MAX_RESPONSE_LINE_BYTES,
+    max_response_bytes: int = MAX_RESPONSE_BYTES,
+    on_reaped: ReapedCallback | None = None,
+) -> GtpClient:
+    """Start an engine and return a client for it; its tasks run in ``nursery``.
+
+    :func:`open_engine` without the block (see :func:`gtp.process.start_process`):
+    stop the engine with :meth:`GtpClient.close_engine`.  If ``nursery`` is
+    cancelled first, the engine is stopped the same way by its supervisor.
+    Raises EngineStartError when the program cannot be started.
+    """
+    log_fn = traffic_log(log)
+    process = start_process(
+        nursery,
+        command,
+        name=name,
+        cwd=cwd,
+        env=env,
+        stderr=stderr,
+        on_stderr_line=_stderr_sink(on_stderr_line, log_fn),
+        stderr_tail_bytes=stderr_tail_bytes,
+        timings=timings,
+        on_reaped=on_reaped,
+    )
+    client = GtpClient(
+        process.stdout,
+        process.stdin,
+        name=name,
+        process=process,
+        log=log_fn,
+        strict_ids=strict_ids,
+        default_timeout=default_timeout,
+        max_line_bytes=max_line_bytes,
+        max_response_bytes=max_response_bytes,
+    )
+    # No checkpoint since start_process: the supervisor has not run yet.
+    process.close_on_cancel = client.close_engine
+    nursery.start_soon(client.run_watchdog)
+    return client
+
+
+@asynccontextmanager
+async def open_engine(
+    command: str | Sequence[str | os.PathLike[str]],
+    *,
+    name: str,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stderr: StderrMode = "keep",
+    on_stderr_line: StderrLineCallback | None = None,
+    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
+    log: TrafficLog | TextSink | None = None,
+    strict_ids: bool = False,
+    default_timeout: float | None = None,
+    timings: ShutdownTimings = DEFAULT_TIMINGS,
+    max_line_bytes: int = MAX_RESPONSE_LINE_BYTES,
+    max_response_bytes: int = MAX_RESPONSE_BYTES,
+) -> AsyncIterator[GtpClient]:
+    """Start an engine and yield a client for it; always stop it on exit.
+
+    On leaving the block (normally, by an exception or by cancellation):
+    ``quit`` if the channel is healthy (``timings.quit_timeout``), then the
+    process shutdown path (exit grace only after an acknowledged quit ->
+    SIGTERM to the group -> grace -> SIGKILL -> reap).  Raises
+    EngineStartError when the program cannot be started.
+    """
+    start_error: BaseException | None = None
+    body_error: BaseException | None = None
+    async with trio.open_nursery() as nursery:
+        try:
+            client = start_engine(
+                nursery,
+                command,
+                name=name,
+                cwd=cwd,
+                env=env,
+                stderr=stderr,
+                on_stderr_line=on_stderr_line,
+                stderr_tail_bytes=stderr_tail_bytes,
+                log=log,
+                strict_ids=strict_ids,
+                default_timeout=default_timeout,
+                timings=timings,
+                max_line_bytes=max_line_bytes,
+                max_response_bytes=max_response_bytes,
+            )
+        except BaseException as exc:
+            # Raised below, outside the nursery (no ExceptionGroup around it).
+            start_error = exc
+        else:
+            try:
+                yield client
+            except BaseException as exc:
+                body_error = exc
+            finally:
+                await client.close_engine()
+    if start_error is not None:
+        raise start_error
+    if body_error is not None:
+        raise body_error
+
+
+async def startup_check(
+    command: str | Sequence[str | os.PathLike[str]],
+    *,
+    name: str,
+    timeout: float = 10.0,
+    board_size: int | None = None,
+    komi: float | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    log: TrafficLog | TextSink | None = None,
+    timings: ShutdownTimings = DEFAULT_TIMINGS,
+) -> EngineInfo:
+    """Start the engine, check that it speaks GTP, quit it; EngineStartError if not."""
+    async with open_engine(
+        command, name=name, cwd=cwd, env=env, log=log, timings=timings
+    ) as client:
+        return await client.check_startup(timeout, board_size=board_size, komi=komi)
+
+
+def _stderr_sink(
+    on_stderr_line: StderrLineCallback | None, log: TrafficLog | None
+) -> StderrLineCallback | None:
+    if log is None:
+        return on_stderr_line
+    if on_stderr_line is None:
+
+        def log_only(line: str) -> None:
+            log("!! " + line)
+
+        return log_only
+    user_callback = on_stderr_line
+
+    def both(line: str) -> None:
+        log("!! " + line)
+        user_callback(line)
+
+    return both
