@@ -16,7 +16,8 @@ import pytest
 import trio
 
 from gtp.errors import EngineStartError
-from gtp.process import EngineProcess, ExitStatus, ShutdownTimings, open_process, split_command
+from gtp.process import EngineProcess, ExitStatus, ShutdownTimings, open_process
+from gtp.spawn import split_command
 from tests.fakes import assert_group_gone, fake_command
 
 FAST = ShutdownTimings(quit_timeout=0.5, exit_grace=0.5, term_grace=0.5, kill_wait=3.0)
