@@ -28,6 +28,7 @@ from arena.competition import PlayerCheck, register_competition_class
 from arena.control import CompetitionConfig, ControlFile, MatchupConfig, PlayoffSettings
 from arena.matchstats import format_elo, format_elo_interval
 from arena.playoff import MatchupSnapshot, Playoff, PlayoffSnapshot
+from arena.ratings import Ratings, bradley_terry
 from arena.reports import (
     _Column,
     _Heading,
@@ -47,7 +48,7 @@ from arena.settings import (
     interpret_game_setting,
 )
 from arena.state import StateError
-from arena.stats import WDL, Ratings, bradley_terry
+from arena.stats import WDL
 
 ALLPLAYALL_GAME_SETTINGS: Final = tuple(
     name

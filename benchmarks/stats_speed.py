@@ -23,7 +23,8 @@ import random
 import time
 from collections.abc import Callable
 
-from arena.stats import WDL, bradley_terry, pairing_stats, score_from_elo, tally_pairings
+from arena.ratings import bradley_terry, tally_pairings
+from arena.stats import WDL, pairing_stats, score_from_elo
 
 
 def best_of(repeat: int, work: Callable[[], object]) -> float:

@@ -157,7 +157,7 @@ class AllPlayAllLike(MatchupsLike, Protocol):
     @property
     def grid(self) -> Sequence[Sequence[Any]]: ...  # cells with .wins and .losses, or None
     @property
-    def ratings(self) -> Any: ...  # arena.stats.Ratings
+    def ratings(self) -> Any: ...  # arena.ratings.Ratings
 
 
 class CandidateLike(Protocol):

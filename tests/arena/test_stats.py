@@ -12,13 +12,13 @@ import random
 
 import pytest
 
+from arena.ratings import bradley_terry, tally_pairings
 from arena.stats import (
     SPRT,
     WDL,
     Interval,
     Pentanomial,
     SprtDecision,
-    bradley_terry,
     elo_estimate,
     elo_from_score,
     likelihood_of_superiority,
@@ -28,7 +28,6 @@ from arena.stats import (
     sprt_llr,
     sprt_llr_pentanomial,
     sprt_status,
-    tally_pairings,
     wilson_interval,
 )
 
