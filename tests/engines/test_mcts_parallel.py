@@ -184,10 +184,13 @@ def _zombie_or_gone(pid: int) -> bool:
         return True
 
 
-def test_quit_during_a_long_think_with_workers_is_prompt() -> None:
+@pytest.mark.parametrize(
+    "workers", [["--workers", "1"], ["--workers", "2", "--no-share"]], ids=["sharing", "no-share"]
+)
+def test_quit_during_a_long_think_with_workers_is_prompt(workers: list[str]) -> None:
     with subprocess.Popen(
         [sys.executable, "-m", "engines.mcts", "--seed", "2", "--playouts", "0",
-         "--move-time", "60", "--workers", "2", "--no-share"],
+         "--move-time", "60", *workers],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     ) as engine:
         assert engine.stdin is not None and engine.stdout is not None
