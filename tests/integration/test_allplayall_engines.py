@@ -17,8 +17,8 @@ from pathlib import Path
 from sgfmill import sgf
 
 from arena.matchstats import format_elo, format_elo_interval
+from arena.ratings import bradley_terry, tally_pairings
 from arena.state import CompetitionFiles
-from arena.stats import bradley_terry, tally_pairings
 
 COMPETITORS = ["mcts-weak", "mcts-strong", "random"]
 
