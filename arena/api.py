@@ -29,15 +29,10 @@ from typing import Any
 import attrs
 import trio
 
-from arena.control import CompetitionConfig, MatchupConfig, PlayoffSettings
-from arena.engines import EngineProvider, StderrRoute, check_player
-from arena.match import MatchOptions, play_game
-from arena.playoff import Playoff
-from arena.records import write_game_record
-from arena.results import GameRecord, GameResult
-from arena.settings import (
+from arena.competitions.playoff import Playoff
+from arena.control.config import CompetitionConfig, MatchupConfig, PlayoffSettings
+from arena.control.settings import (
     GAME_SETTINGS,
-    ControlFileError,
     GameSettings,
     PlayerConfig,
     Where,
@@ -46,7 +41,12 @@ from arena.settings import (
     parse_player,
     token_factory,
 )
-from arena.state import CompetitionFiles
+from arena.errors import ControlFileError
+from arena.results import GameRecord, GameResult
+from arena.run.engines import EngineProvider, StderrRoute, check_player
+from arena.run.match import MatchOptions, play_game
+from arena.store.files import CompetitionFiles
+from arena.store.sgf import write_game_record
 
 PlayerSpec = PlayerConfig | str | Sequence[str]
 

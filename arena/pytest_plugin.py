@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from arena.api import MatchResult, engine, play_match
-from arena.settings import PlayerConfig
+from arena.control.settings import PlayerConfig
 
 GNUGO_NAMES = ("gnugo", "/usr/games/gnugo")
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import attrs
 
-from arena.settings import GameSettings, PlayerConfig
+from arena.control.settings import GameSettings, PlayerConfig
 from gtp.vertex import Colour, Move, Point
 
 

@@ -33,12 +33,13 @@ from pathlib import Path
 
 import trio
 
-from arena.control import load_control_file
-from arena.playoff import Playoff
-from arena.records import write_game_record
+from arena.competitions.playoff import Playoff
+from arena.control.loader import load_control_file
 from arena.results import EndReason, GameJob, GameRecord, GameResult, PlayedMove
-from arena.ringmaster import RunOptions, run_competition
-from arena.state import CompetitionFiles, ResultEntry, StateStore
+from arena.run.ringmaster import RunOptions, run_competition
+from arena.store.files import CompetitionFiles
+from arena.store.journal import ResultEntry, StateStore
+from arena.store.sgf import write_game_record
 from gtp.vertex import Colour, Move
 
 ENGINE = str(Path(__file__).with_name("instant_engine.py"))

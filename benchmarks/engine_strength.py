@@ -4,7 +4,7 @@ Plays the sample engine (``python -m engines.mcts``) against GNU Go 3.8
 (``gnugo --mode gtp --level 10 --chinese-rules``) on 9x9, komi 7.5, alternating
 colours, through our own arena: one playoff competition per (configuration,
 simulations per move, GNU Go level), each a control file written into the work
-directory and played with ``python -m arena.cli run X.ctl`` as a user would.
+directory and played with ``python -m arena_cli run X.ctl`` as a user would.
 Every game starts fresh engines, so each game gets its own engine seed.  GNU Go
 is the only reliable scorer (Chinese counting, dead stones removed) of games
 that end in two passes; our engine resigns when it is clearly lost.
@@ -64,9 +64,10 @@ import attrs
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.export import counted_results  # noqa: E402
+from arena.reports.export import counted_results  # noqa: E402
 from arena.results import EndReason  # noqa: E402
-from arena.state import CompetitionFiles, VoidEntry, atomic_write, is_running, iter_journal  # noqa: E402
+from arena.store.files import CompetitionFiles, atomic_write, is_running  # noqa: E402
+from arena.store.journal import VoidEntry, iter_journal  # noqa: E402
 
 PROG: Final = "engine_strength"
 RESULTS: Final = ROOT / "benchmarks" / "results"
@@ -550,8 +551,8 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 
 def run_arena(control: Path, *, parallel: int, max_games: int | None, label: str) -> int:
-    """``python -m arena.cli run control`` with its per-game lines prefixed; its exit status."""
-    command = [sys.executable, "-m", "arena.cli", "run", str(control), "-j", str(parallel)]
+    """``python -m arena_cli run control`` with its per-game lines prefixed; its exit status."""
+    command = [sys.executable, "-m", "arena_cli", "run", str(control), "-j", str(parallel)]
     if max_games is not None:
         command += ["-g", str(max_games)]
     # Its stdout is a pipe, so the arena prints one plain line per game (no dashboard).

@@ -5,7 +5,7 @@ it: the control file, ``X.journal`` with one entry per game and ``X.status``
 covering the whole journal.  The results are synthetic, drawn from known
 strengths (player *i* is 40·i Elo stronger than player 0), with a few jigos and
 unknown results.  Then times the real ``show`` path in-process
-(``arena.cli.main(["show", X.ctl])`` with stdout captured): read the control
+(``arena_cli.main.main(["show", X.ctl])`` with stdout captured): read the control
 file, read the state, restore the competition, take the snapshot (grid,
 190 pairings' figures, Bradley–Terry ratings) and render the report.
 
@@ -35,12 +35,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.cli import main as arena_main
-from arena.competition import make_competition
-from arena.control import load_control_file
+from arena.competitions.registry import make_competition
+from arena.control.loader import load_control_file
 from arena.results import EndReason, GameResult
-from arena.state import CompetitionFiles, ResultEntry, StateStore
-from arena.stats import score_from_elo
+from arena.stats.elo import score_from_elo
+from arena.store.files import CompetitionFiles
+from arena.store.journal import ResultEntry, StateStore
+from arena_cli.main import main as arena_main
 from gtp.vertex import Colour
 
 

@@ -23,8 +23,8 @@ import random
 import time
 from collections.abc import Callable
 
-from arena.ratings import bradley_terry, tally_pairings
-from arena.stats import WDL, pairing_stats, score_from_elo
+from arena.stats.elo import WDL, pairing_stats, score_from_elo
+from arena.stats.ratings import bradley_terry, tally_pairings
 
 
 def best_of(repeat: int, work: Callable[[], object]) -> float:

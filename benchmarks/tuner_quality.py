@@ -8,7 +8,7 @@ move, and the opponent resigns at its first move.  With
 p(x) = 0.3 + 0.4*exp(-((x - 0.6)/0.25)^2) gives 0.304 ... 0.691 (best) and
 0.654 (runner-up): close enough that 500 games do not always tell them apart.
 
-Part 1 (the measured rates) drives the real :class:`arena.mc_tuner.McTuner`
+Part 1 (the measured rates) drives the real :class:`arena.competitions.mc_tuner.McTuner`
 built from the real control file through a simulated ringmaster: N slots,
 each free slot takes ``next_job()``, a game in flight finishes in random
 order (uniformly among those in flight, so games really overlap), its result
@@ -18,7 +18,7 @@ and parallel runs use common random numbers (the k-th game of a candidate
 has the same outcome in both), which narrows the difference's noise.  A run
 of Gomill's rule (games in flight ignored) is shown for comparison.
 
-Part 2 runs the tiny engine as real processes through ``arena.ringmaster``
+Part 2 runs the tiny engine as real processes through ``arena.run.ringmaster``
 (a few runs of a few hundred games with ``--parallel 8``) and reports the
 best candidate of each run: a check that the real arena path does the same
 thing, not a measured rate.
@@ -148,8 +148,8 @@ def simulated_run(
 
     Returns the reported best candidate and the share of games the true best played.
     """
-    from arena.control import CompetitionConfig
-    from arena.mc_tuner import McTuner
+    from arena.competitions.mc_tuner import McTuner
+    from arena.control.config import CompetitionConfig
     from arena.results import EndReason, GameJob, GameResult
     from gtp.vertex import Colour
 
@@ -207,10 +207,11 @@ def measure(config: object, slots: int, runs: int, *, virtual_loss: bool = True)
 def real_arena(directory: Path, runs: int, games: int, parallel: int) -> dict[str, Any]:
     import trio
 
-    from arena.competition import load_competition
-    from arena.control import load_control_file
-    from arena.ringmaster import RunOptions, run_competition
-    from arena.state import CompetitionFiles, read_state
+    from arena.control.loader import load_control_file
+    from arena.run.ringmaster import RunOptions, run_competition
+    from arena.store.files import CompetitionFiles
+    from arena.store.journal import read_state
+    from arena.store.restore import load_competition
 
     best = true_best_code()
     reported = []
@@ -245,7 +246,7 @@ def main() -> int:
     options = parser.parse_args()
     if options.quick:
         options.runs, options.real_runs, options.real_games = 100, 1, 60
-    from arena.control import load_control_file
+    from arena.control.loader import load_control_file
 
     probabilities = [round(win_probability((k + 0.5) / SPLIT), 3) for k in range(SPLIT)]
     print(f"candidates x = (k+0.5)/{SPLIT}, p(x) = {probabilities}; true best {true_best_code()}")

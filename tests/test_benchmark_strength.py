@@ -17,9 +17,10 @@ from types import ModuleType
 import pytest
 from sgfmill import sgf
 
-from arena.control import load_control_file
+from arena.control.loader import load_control_file
 from arena.results import EndReason, GameResult
-from arena.state import CompetitionFiles, ResultEntry, StateStore, VoidEntry
+from arena.store.files import CompetitionFiles
+from arena.store.journal import ResultEntry, StateStore, VoidEntry
 from gtp.vertex import Colour
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "engine_strength.py"

@@ -34,12 +34,14 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from arena.competition import load_competition
-from arena.control import CompetitionConfig
-from arena.events import Event, open_event_channel
-from arena.keys import stdin_is_foreground_terminal
-from arena.ringmaster import RunOptions, RunSummary, run_competition
-from arena.state import CompetitionFiles, StateError, read_state
+from arena.control.config import CompetitionConfig
+from arena.errors import StateError
+from arena.run.events import Event, open_event_channel
+from arena.run.keys import stdin_is_foreground_terminal
+from arena.run.ringmaster import RunOptions, RunSummary, run_competition
+from arena.store.files import CompetitionFiles
+from arena.store.journal import read_state
+from arena.store.restore import load_competition
 from tui.dashboard import final_lines, render_dashboard
 from tui.tracker import KEY_HELP_NO_KEYS, KEY_HELP_RUN, RunTracker
 

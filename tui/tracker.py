@@ -1,6 +1,6 @@
 """The dashboard's memory of a run: arena events folded into a frozen :class:`DashboardView`.
 
-:class:`RunTracker` is fed the ringmaster's events (:mod:`arena.events`) by the
+:class:`RunTracker` is fed the ringmaster's events (:mod:`arena.run.events`) by the
 live display, or events rebuilt from the competition's files by ``arena
 watch`` (:mod:`tui.watch`), and answers :meth:`RunTracker.view` at any moment.
 It keeps the games in progress, the last results, the counters and the last
@@ -24,7 +24,8 @@ from typing import Final
 
 import attrs
 
-from arena.events import (
+from arena.results import EndReason, GameResult
+from arena.run.events import (
     EngineWarning,
     Event,
     GameFinished,
@@ -33,7 +34,6 @@ from arena.events import (
     RunState,
     RunStateChanged,
 )
-from arena.results import EndReason, GameResult
 from tui.views import CompetitionDetail, CompetitionView, Counts, competition_view
 
 RECENT_RESULTS: Final = 8

@@ -7,10 +7,10 @@ with the figures already formatted, and :mod:`tui.dashboard` draws views.
 One builder per competition type, chosen by what the snapshot exposes
 (duck typing, so the competition modules need not know about the dashboard):
 
-* a playoff (:class:`arena.playoff.PlayoffSnapshot`): :func:`playoff_view`;
+* a playoff (:class:`arena.competitions.playoff.PlayoffSnapshot`): :func:`playoff_view`;
 * an all-play-all (``competitors``, ``grid``, ``ratings`` and ``matchups``):
   :func:`allplayall_view`;
-* the Monte Carlo tuner (``candidates``; :class:`arena.tuner_report.TunerSnapshot`):
+* the Monte Carlo tuner (``candidates``; :class:`arena.reports.tuner.TunerSnapshot`):
   :func:`tuner_view`.  :class:`TunerSnapshotLike` and :class:`CandidateLike`
   say what the builder reads; a few alternative attribute names are accepted.
 """
@@ -23,8 +23,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
-from arena.matchstats import format_elo, format_elo_brief
-from arena.playoff import MatchupSnapshot, PlayoffSnapshot
+from arena.competitions.snapshots import MatchupSnapshot, PlayoffSnapshot
+from arena.stats.matchstats import format_elo, format_elo_brief
 
 
 @attrs.frozen
@@ -157,7 +157,7 @@ class AllPlayAllLike(MatchupsLike, Protocol):
     @property
     def grid(self) -> Sequence[Sequence[Any]]: ...  # cells with .wins and .losses, or None
     @property
-    def ratings(self) -> Any: ...  # arena.ratings.Ratings
+    def ratings(self) -> Any: ...  # arena.stats.ratings.Ratings
 
 
 class CandidateLike(Protocol):

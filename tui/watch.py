@@ -2,10 +2,10 @@
 
 The watcher never takes the run lock for long and never writes.  A few times
 a second it looks at the competition's files and turns what is new into the
-same events the ringmaster sends (:mod:`arena.events`), for the same
+same events the ringmaster sends (:mod:`arena.run.events`), for the same
 :class:`tui.tracker.RunTracker`:
 
-* ``X.status`` + ``X.journal`` (through :func:`arena.state.read_state`): the
+* ``X.status`` + ``X.journal`` (through :func:`arena.store.journal.read_state`): the
   competition's snapshot, rebuilt when either file changes; new journal lines
   are the finished (or void) games;
 * ``X.log`` (the ringmaster's event log, one timestamped line each): games
@@ -13,7 +13,7 @@ same events the ringmaster sends (:mod:`arena.events`), for the same
   This ties the watcher to the wording of those log lines; lines it does not
   know are ignored.
 
-It exits when the run ends (the lock is free: :func:`arena.state.is_running`)
+It exits when the run ends (the lock is free: :func:`arena.store.files.is_running`)
 or on Ctrl-C or ``q``.  When stdout is not a terminal it prints one plain
 line per newly finished game instead of the dashboard.
 """
@@ -34,9 +34,9 @@ import attrs
 import trio
 from rich.console import Console
 
-from arena.competition import load_competition
-from arena.control import CompetitionConfig
-from arena.events import (
+from arena.control.config import CompetitionConfig
+from arena.errors import StateError
+from arena.run.events import (
     EngineWarning,
     Event,
     GameFinished,
@@ -45,15 +45,10 @@ from arena.events import (
     RunStateChanged,
     looks_like_warning,
 )
-from arena.keys import watch_keys
-from arena.state import (
-    CompetitionFiles,
-    ResultEntry,
-    StateError,
-    entry_from_json,
-    is_running,
-    read_state,
-)
+from arena.run.keys import watch_keys
+from arena.store.files import CompetitionFiles, is_running
+from arena.store.journal import ResultEntry, entry_from_json, read_state
+from arena.store.restore import load_competition
 from tui.live import LiveDashboard, open_live, print_final
 from tui.tracker import KEY_HELP_WATCH, RunTracker
 

@@ -7,12 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.allplayall import AllPlayAll, AllPlayAllSnapshot, competitor_letter, results_grid
-from arena.competition import make_competition
-from arena.control import ControlFileError, load_control_file
-from arena.reports import competition_report
+from arena.competitions.allplayall import AllPlayAll
+from arena.competitions.registry import make_competition
+from arena.competitions.snapshots import AllPlayAllSnapshot
+from arena.control.allplayall import competitor_letter
+from arena.control.loader import load_control_file
+from arena.errors import ControlFileError, StateError
+from arena.reports.allplayall import results_grid
+from arena.reports.text import competition_report
 from arena.results import EndReason
-from arena.state import StateError
 from gtp.vertex import Colour
 
 from .helpers import result

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import UsageError, main, split_words
-from arena.state import CompetitionFiles, RunLock
+from arena.store.files import CompetitionFiles, RunLock
+from arena_cli.main import UsageError, main, split_words
 
 from .fakes import fake_command
 
@@ -130,7 +130,7 @@ def test_console_script_help_and_bad_option() -> None:
     done = subprocess.run(["arena", "--help"], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "run (the default)" in done.stdout
     done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "run", "x.ctl", "-j", "0"],
+        [sys.executable, "-m", "arena_cli", "run", "x.ctl", "-j", "0"],
         capture_output=True,
         text=True,
         check=False,

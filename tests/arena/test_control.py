@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.control import ControlFileError, load_control_file
+from arena.control.loader import load_control_file
+from arena.errors import ControlFileError
 
 HEADER = "competition_type = 'playoff'\n"
 PLAYERS = "players = {'a': Player('enga'), 'b': Player('engb')}\n"

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main
-from arena.export import COLUMNS
+from arena.reports.export import COLUMNS
 from arena.results import EndReason, GameResult
-from arena.state import CompetitionFiles, ResultEntry, StateStore, VoidEntry
+from arena.store.files import CompetitionFiles
+from arena.store.journal import ResultEntry, StateStore, VoidEntry
+from arena_cli.main import main
 from gtp.vertex import Colour
 
 GAMES = [

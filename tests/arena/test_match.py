@@ -6,10 +6,10 @@ import attrs
 import pytest
 import trio
 
-from arena.engines import STDERR_LOG_CAP, EngineProvider
-from arena.match import MatchOptions, play_game
+from arena.control.settings import GameSettings, PlayerConfig
 from arena.results import EndReason, GameJob, GameRecord
-from arena.settings import GameSettings, PlayerConfig
+from arena.run.engines import STDERR_LOG_CAP, EngineProvider
+from arena.run.match import MatchOptions, play_game
 from gtp.vertex import Colour
 from tests.fakes import assert_group_gone
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.control import ControlFileError
-from arena.matchstats import PairCounter, format_elo_brief, matchup_stats, stats_lines
-from arena.playoff import Playoff
-from arena.reports import competition_report
-from arena.stats import SPRT, WDL, Pentanomial, SprtDecision, elo_estimate
+from arena.competitions.playoff import Playoff
+from arena.errors import ControlFileError
+from arena.reports.text import competition_report
+from arena.stats.elo import SPRT, WDL, Pentanomial, SprtDecision, elo_estimate
+from arena.stats.matchstats import PairCounter, format_elo_brief, matchup_stats, stats_lines
 from gtp.vertex import Colour
 
 from .helpers import playoff_config, result
@@ -105,7 +105,7 @@ def sprt_playoff(tmp_path: Path, alternating: bool) -> Playoff:
     [
         # Against H0 elo 0 / H1 elo 100 (alpha = beta = 0.05, bounds -+2.94), straight wins
         # decide after 12 games, or 12 pairs when pairs are counted, straight losses after 9
-        # (arena.stats's LLR, tested there).
+        # (arena.stats.elo's LLR, tested there).
         (False, "a", SprtDecision.ACCEPT_H1, 12),
         (True, "a", SprtDecision.ACCEPT_H1, 24),
         (False, "b", SprtDecision.ACCEPT_H0, 9),

@@ -10,12 +10,16 @@ from typing import Any
 
 import pytest
 
-from arena.competition import load_competition, make_competition
-from arena.control import ControlFileError, load_control_file
-from arena.mc_tuner import McTuner, tuner_settings
+from arena.competitions.mc_tuner import McTuner
+from arena.competitions.registry import make_competition
+from arena.competitions.tuner_tree import Node, Space, TunerTree
+from arena.control.loader import load_control_file
+from arena.control.tuner import tuner_settings
+from arena.errors import ControlFileError, StateError
+from arena.reports.text import competition_report
 from arena.results import EndReason, GameResult
-from arena.state import LoadedState, ResultEntry, StateError
-from arena.tuner_tree import Node, Space, TunerTree
+from arena.store.journal import LoadedState, ResultEntry
+from arena.store.restore import load_competition
 from gtp.vertex import Colour
 
 SETTINGS = {
@@ -537,7 +541,7 @@ def test_state_round_trips_through_json(tmp_path: Path) -> None:
     restored = make_competition(tuner.config)
     restored.load_state(state)
     assert restored.to_state() == state
-    assert restored.snapshot().report() == tuner.snapshot().report()
+    assert competition_report(restored.snapshot()) == competition_report(tuner.snapshot())
     # The tie-break stream goes on where it was.
     following = [play(tuner, lambda code: True) for _ in range(5)]
     assert isinstance(restored, McTuner)
@@ -645,7 +649,7 @@ def test_report_lines_follow_gomill_with_an_interval(tmp_path: Path) -> None:
     for index, (games, won) in enumerate([(4, 3), (2, 0), (1, 1), (0, 0)]):
         for n in range(games):
             tree.record((index,), n < won, was_pending=False)
-    report = tuner.snapshot().report()
+    report = competition_report(tuner.snapshot())
     lines = report.splitlines()
     assert lines[:3] == ["mc_tuner: tune", "", "Tuning RAVE."]
     assert "best candidate: (0,0) I: 0.05; F: 562.34" in report

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.playoff import Playoff
+from arena.competitions.playoff import Playoff
+from arena.errors import StateError
 from arena.results import EndReason
-from arena.state import StateError
 from gtp.vertex import Colour
 
 from .helpers import playoff_config, result

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from arena.records import build_sgf, write_game_record
+from arena.control.settings import GameSettings, PlayerConfig
 from arena.results import EndReason, GameJob, GameRecord, GameResult, PlayedMove
-from arena.settings import GameSettings, PlayerConfig
-from arena.state import CompetitionFiles
+from arena.store.files import CompetitionFiles
+from arena.store.sgf import build_sgf, write_game_record
 from gtp.vertex import PASS, Colour, Move
 
 B, W = Colour.BLACK, Colour.WHITE

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from arena.referee import (
+from arena.control.settings import GameSettings
+from arena.results import EndReason
+from arena.run.referee import (
     Outcome,
     PlayerScore,
     Referee,
@@ -12,8 +14,6 @@ from arena.referee import (
     check_free_handicap_answer,
     parse_final_score,
 )
-from arena.results import EndReason
-from arena.settings import GameSettings
 from gtp.vertex import Colour, Move, parse_vertex
 
 B, W = Colour.BLACK, Colour.WHITE

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.playoff import Playoff
-from arena.reports import playoff_report
+from arena.competitions.playoff import Playoff
+from arena.reports.playoff import playoff_report
 from arena.results import EndReason
 from gtp.vertex import Colour
 

@@ -10,10 +10,12 @@ import pytest
 import trio
 from sgfmill import sgf
 
-from arena.control import CompetitionConfig, load_control_file
-from arena.events import GameFinished, GameStarted, MovePlayed, RunState, RunStateChanged
-from arena.ringmaster import RunError, RunOptions, RunSummary, run_competition
-from arena.state import CompetitionFiles, ResultEntry, RunLock, VoidEntry, iter_journal
+from arena.control.config import CompetitionConfig
+from arena.control.loader import load_control_file
+from arena.run.events import GameFinished, GameStarted, MovePlayed, RunState, RunStateChanged
+from arena.run.ringmaster import RunError, RunOptions, RunSummary, run_competition
+from arena.store.files import CompetitionFiles, RunLock
+from arena.store.journal import ResultEntry, VoidEntry, iter_journal
 
 from .fakes import fake_command
 

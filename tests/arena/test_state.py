@@ -10,21 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from arena.playoff import Playoff
-from arena.state import (
+from arena.competitions.playoff import Playoff
+from arena.errors import StateError
+from arena.store.files import (
     CompetitionFiles,
     CompetitionLocked,
-    ResultEntry,
     RunLock,
-    StateError,
-    StateStore,
-    VoidEntry,
     atomic_write,
     is_running,
-    iter_journal,
-    read_state,
     reset,
 )
+from arena.store.journal import ResultEntry, StateStore, VoidEntry, iter_journal, read_state
 from gtp.vertex import Colour
 
 from .helpers import playoff_config, result
@@ -165,7 +161,7 @@ def test_the_lock_refuses_a_second_holder_even_in_another_process(tmp_path: Path
             RunLock(files.lock).acquire()
         code = (
             "import sys\n"
-            "from arena.state import RunLock, CompetitionLocked\n"
+            "from arena.store.files import RunLock, CompetitionLocked\n"
             "try:\n"
             f"    RunLock(__import__('pathlib').Path({str(files.lock)!r})).acquire()\n"
             "except CompetitionLocked:\n"

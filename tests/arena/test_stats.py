@@ -2,7 +2,7 @@
 
 Every expected number below was worked out from the formula quoted next to it
 (with z = 1.959963984540054, the 97.5 % normal quantile), not by calling
-arena.stats.  "elo(p)" means -400·log10(1/p - 1) throughout.
+arena.stats.elo.  "elo(p)" means -400·log10(1/p - 1) throughout.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ import random
 
 import pytest
 
-from arena.ratings import bradley_terry, tally_pairings
-from arena.stats import (
+from arena.stats.elo import (
     SPRT,
     WDL,
     Interval,
@@ -30,6 +29,7 @@ from arena.stats import (
     sprt_status,
     wilson_interval,
 )
+from arena.stats.ratings import bradley_terry, tally_pairings
 
 Z95 = 1.959963984540054
 ELO_PER_NAT = 400.0 / math.log(10.0)

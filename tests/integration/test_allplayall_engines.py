@@ -16,9 +16,9 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from arena.matchstats import format_elo, format_elo_interval
-from arena.ratings import bradley_terry, tally_pairings
-from arena.state import CompetitionFiles
+from arena.stats.matchstats import format_elo, format_elo_interval
+from arena.stats.ratings import bradley_terry, tally_pairings
+from arena.store.files import CompetitionFiles
 
 COMPETITORS = ["mcts-weak", "mcts-strong", "random"]
 

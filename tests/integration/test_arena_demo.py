@@ -6,7 +6,8 @@ import subprocess
 from pathlib import Path
 
 from arena.results import EndReason
-from arena.state import CompetitionFiles, ResultEntry, iter_journal
+from arena.store.files import CompetitionFiles
+from arena.store.journal import ResultEntry, iter_journal
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.ctl"
 

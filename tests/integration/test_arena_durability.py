@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
-from arena.state import CompetitionFiles, ResultEntry, iter_journal
+from arena.store.files import CompetitionFiles
+from arena.store.journal import ResultEntry, iter_journal
 from tests.arena.fakes import fake_command
 
 GAMES = 12
@@ -38,7 +39,7 @@ def write_ctl(directory: Path, env_file: Path) -> Path:
 
 def arena(path: Path, *extra: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "run", str(path), "-q", "-j", "2", *extra],
+        [sys.executable, "-m", "arena_cli", "run", str(path), "-q", "-j", "2", *extra],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -191,7 +192,7 @@ def test_ctrl_x_on_the_terminal_finishes_the_games_in_progress(tmp_path: Path) -
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "run", str(path), "-q"],
+        [sys.executable, "-m", "arena_cli", "run", str(path), "-q"],
         stdin=slave,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
-from arena.control import CompetitionConfig, load_control_file
-from arena.events import RunState
+from arena.control.config import CompetitionConfig
+from arena.control.loader import load_control_file
 from arena.results import EndReason
-from arena.ringmaster import RunOptions, run_competition
-from arena.state import CompetitionFiles, ResultEntry, iter_journal
+from arena.run.events import RunState
+from arena.run.ringmaster import RunOptions, run_competition
+from arena.store.files import CompetitionFiles
+from arena.store.journal import ResultEntry, iter_journal
 
 pytestmark = pytest.mark.gnugo
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.state import CompetitionFiles, ResultEntry, iter_journal
+from arena.store.files import CompetitionFiles
+from arena.store.journal import ResultEntry, iter_journal
 
 
 @pytest.mark.slow  # about 25 games of 300 playouts a move: 30-50 s on 2 busy cores

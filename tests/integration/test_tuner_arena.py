@@ -11,7 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from arena.state import CompetitionFiles, ResultEntry, iter_journal
+from arena.store.files import CompetitionFiles
+from arena.store.journal import ResultEntry, iter_journal
 
 FAKE = str(Path(__file__).resolve().parents[1] / "arena" / "fakes" / "fake_engine.py")
 
@@ -39,7 +40,7 @@ def write_ctl(directory: Path, kinds: list[str], split: int) -> Path:
 
 def arena(*words: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *words],
+        [sys.executable, "-m", "arena_cli", *words],
         capture_output=True,
         text=True,
         check=False,

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.competition import load_competition
-from arena.control import load_control_file
-from arena.mc_tuner import McTuner
-from arena.state import CompetitionFiles, read_state
+from arena.competitions.mc_tuner import McTuner
+from arena.control.loader import load_control_file
+from arena.store.files import CompetitionFiles
+from arena.store.journal import read_state
+from arena.store.restore import load_competition
 
 
 @pytest.mark.slow  # 16 games on 7x7, most of them at 400 playouts: 30-70 s on 2 busy cores
@@ -39,7 +40,7 @@ def test_tuning_playouts_reports_400_as_best(tmp_path: Path) -> None:
         "reuse_engines = True\n"
     )
     done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "run", str(ctl), "-q", "-j", "2"],
+        [sys.executable, "-m", "arena_cli", "run", str(ctl), "-q", "-j", "2"],
         capture_output=True,
         text=True,
         check=False,

@@ -15,7 +15,7 @@ import attrs
 import pytest
 from rich.cells import cell_len
 
-from arena.events import EngineWarning, RunState, RunStateChanged
+from arena.run.events import EngineWarning, RunState, RunStateChanged
 from tui.competition_tables import grid_lines
 from tui.dashboard import dashboard_lines, final_lines
 from tui.tables import Column, table_lines

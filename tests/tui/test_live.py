@@ -12,10 +12,11 @@ import trio
 import trio.testing
 from rich.console import Console
 
-from arena.control import CompetitionConfig, load_control_file
-from arena.events import GameFinished, MovePlayed, RunState, RunStateChanged, open_event_channel
+from arena.control.config import CompetitionConfig
+from arena.control.loader import load_control_file
 from arena.results import EndReason, GameResult
-from arena.ringmaster import RunOptions
+from arena.run.events import GameFinished, MovePlayed, RunState, RunStateChanged, open_event_channel
+from arena.run.ringmaster import RunOptions
 from gtp.vertex import PASS, Colour
 from tui.live import BATCH_SECONDS, FRAME_SECONDS, follow_events, run_with_display
 from tui.tracker import RunTracker

@@ -107,7 +107,7 @@ def wait_for_file(path: Path, timeout: float = DEADLINE) -> str:
 
 def test_dashboard_ctrl_x_and_watch_in_a_terminal(tmux: Tmux, tmp_path: Path) -> None:
     control = write_demo(tmp_path)
-    arena = f"{shlex.quote(sys.executable)} -m arena.cli"
+    arena = f"{shlex.quote(sys.executable)} -m arena_cli"
     run_status, watch_status = tmp_path / "run.status", tmp_path / "watch.status"
     env = {**os.environ, "TERM": "xterm-256color"}
     subprocess.run(
@@ -174,7 +174,7 @@ def test_dashboard_ctrl_x_and_watch_in_a_terminal(tmux: Tmux, tmp_path: Path) ->
 def test_ctrl_c_stops_at_once(tmux: Tmux, tmp_path: Path) -> None:
     control = write_demo(tmp_path)
     status = tmp_path / "run.status"
-    command = f"{shlex.quote(sys.executable)} -m arena.cli run {shlex.quote(str(control))} -j 2"
+    command = f"{shlex.quote(sys.executable)} -m arena_cli run {shlex.quote(str(control))} -j 2"
     env = {**os.environ, "TERM": "xterm-256color"}
     subprocess.run(
         [

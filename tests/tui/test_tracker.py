@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.events import (
+from arena.results import EndReason, GameResult
+from arena.run.events import (
     EngineWarning,
     GameFinished,
     GameStarted,
@@ -14,7 +15,6 @@ from arena.events import (
     RunState,
     RunStateChanged,
 )
-from arena.results import EndReason, GameResult
 from gtp.vertex import PASS, Colour
 from tui.tracker import RunTracker
 

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import attrs
 
-from arena.competition import Competition, make_competition
-from arena.control import load_control_file
+from arena.competitions.base import Competition
+from arena.competitions.registry import make_competition
+from arena.control.loader import load_control_file
 from arena.results import EndReason, GameResult
 from gtp.vertex import Colour
 from tui.views import (

@@ -12,10 +12,12 @@ import pytest
 import trio
 from rich.console import Console
 
-from arena.control import CompetitionConfig, load_control_file
-from arena.events import Event, GameStarted, RunState, RunStateChanged
-from arena.ringmaster import RunOptions, run_competition
-from arena.state import CompetitionFiles, ResultEntry, is_running, iter_journal
+from arena.control.config import CompetitionConfig
+from arena.control.loader import load_control_file
+from arena.run.events import Event, GameStarted, RunState, RunStateChanged
+from arena.run.ringmaster import RunOptions, run_competition
+from arena.store.files import CompetitionFiles, is_running
+from arena.store.journal import ResultEntry, iter_journal
 from tui.tracker import RunTracker
 from tui.watch import CompetitionFollower, watch_competition
 

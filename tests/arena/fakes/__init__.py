@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from arena.settings import PlayerConfig
+from arena.control.settings import PlayerConfig
 
 FAKE_ENGINE = str(Path(__file__).with_name("fake_engine.py"))
 

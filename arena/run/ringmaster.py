@@ -3,16 +3,16 @@
 One run of a competition: take the run lock, restore the state (status
 snapshot plus journal), check the engines, then play games in ``parallel``
 slots.  Each slot asks the competition for its next :class:`GameJob`, plays it
-(:func:`arena.match.play_game`) with engines from its own
-:class:`arena.engines.EngineProvider` (kept between games with
+(:func:`arena.run.match.play_game`) with engines from its own
+:class:`arena.run.engines.EngineProvider` (kept between games with
 ``reuse_engines``), and records the outcome: SGF first, then the journal and
-the status (:mod:`arena.state`), then the history file, the event log and a
+the status (:mod:`arena.store.journal`), then the history file, the event log and a
 line on stdout.
 
 Stopping: Ctrl-X or ``arena stop`` (``X.cmd``) finish the games in progress;
 SIGINT/SIGTERM (Ctrl-C) stop at once, and the partial games are replayed by
 the next run; ``--max-games`` limits the games started; void games halt the run
-as Gomill does.  Every change is also sent as an event (:mod:`arena.events`).
+as Gomill does.  Every change is also sent as an event (:mod:`arena.run.events`).
 """
 
 from __future__ import annotations
@@ -29,11 +29,14 @@ from typing import IO, Any, Final
 import attrs
 import trio
 
-from arena.competition import Competition, apply_entries, history_notes, make_competition
-from arena.control import CompetitionConfig
-from arena.engines import EngineProvider, StderrRoute, check_player
+from arena.competitions.base import Competition
+from arena.competitions.registry import make_competition
+from arena.control.config import CompetitionConfig
 from arena.errors import RunError
-from arena.events import (
+from arena.reports.text import competition_report
+from arena.results import GameJob, GameRecord
+from arena.run.engines import EngineProvider, StderrRoute, check_player
+from arena.run.events import (
     EngineWarning,
     EventSink,
     GameFinished,
@@ -43,19 +46,13 @@ from arena.events import (
     RunStateChanged,
     looks_like_warning,
 )
-from arena.keys import CTRL_X, watch_keys
-from arena.match import MatchOptions, play_game
-from arena.records import write_game_record
-from arena.reports import competition_report
-from arena.results import GameJob, GameRecord
-from arena.state import (
-    CompetitionFiles,
-    ResultEntry,
-    RunLock,
-    StateStore,
-    VoidEntry,
-)
-from arena.watchdog import Watchdog
+from arena.run.keys import CTRL_X, watch_keys
+from arena.run.match import MatchOptions, play_game
+from arena.run.watchdog import Watchdog
+from arena.store.files import CompetitionFiles, RunLock
+from arena.store.journal import ResultEntry, StateStore, VoidEntry
+from arena.store.restore import apply_entries
+from arena.store.sgf import write_game_record
 from gtp.errors import EngineStartError
 from gtp.vertex import Colour, Move
 
@@ -408,7 +405,7 @@ class Ringmaster:
             text = result.describe()
             if self._hist is not None:
                 self._hist.write(f"{job.game_id:>7} {text}")
-                for line in history_notes(competition):
+                for line in competition.take_history_notes():
                     self._hist.write(line)
             self._log_line(f"finished game {job.game_id}: {text}")
             self._say(f"game {job.game_id}: {text}")

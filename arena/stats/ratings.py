@@ -1,7 +1,7 @@
 """Bradley–Terry ratings for an all-play-all (pure): every player's Elo, with intervals.
 
 Fitted by maximum likelihood on the logistic Elo scale from the pairwise
-tallies of :mod:`arena.stats`, with a small prior of virtual draws so that a
+tallies of :mod:`arena.stats.elo`, with a small prior of virtual draws so that a
 player with all wins or all losses stays finite; see :func:`bradley_terry`.
 Standard library only.
 """
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
-from arena.stats import DEFAULT_CONFIDENCE, WDL, Interval, z_value
+from arena.stats.elo import DEFAULT_CONFIDENCE, WDL, Interval, z_value
 
 # Natural-log rating units (the Bradley–Terry / logistic parameter) per Elo point.
 _NATS_PER_ELO = math.log(10.0) / 400.0

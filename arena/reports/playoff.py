@@ -1,6 +1,6 @@
-"""Plain-text reports in Gomill's layout: what ``show`` prints and ``X.report`` holds.
+"""The playoff's text report in Gomill's layout, and the table helpers the other reports share.
 
-Pure functions from a :class:`arena.playoff.PlayoffSnapshot` to text.  Each
+Pure functions from a :class:`arena.competitions.snapshots.PlayoffSnapshot` to text.  Each
 matchup gets Gomill's table (wins and percentage, the black/white breakdown when
 colours alternated, otherwise each player's colour, average CPU) with extra
 columns for games lost by forfeit and on time when there are any, and lines
@@ -10,12 +10,11 @@ for unknown results, move-limit results and void (replayed) games.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 import attrs
 
-from arena.matchstats import stats_lines
-from arena.playoff import MatchupSnapshot, MatchupTally, PlayoffSnapshot
+from arena.competitions.snapshots import MatchupCounts, MatchupSnapshot, PlayoffSnapshot
+from arena.stats.matchstats import stats_lines
 
 
 def format_float(value: float) -> str:
@@ -163,7 +162,7 @@ def matchup_table(matchup: MatchupSnapshot) -> list[str]:
     return _render_table(columns, headings, rows)
 
 
-def _count_lines(tally: MatchupTally) -> list[str]:
+def _count_lines(tally: MatchupCounts) -> list[str]:
     lines = []
     unknown = tally.unknown + tally.move_limit
     if unknown:
@@ -227,16 +226,3 @@ def playoff_report(snapshot: PlayoffSnapshot) -> str:
     if player_lines:
         blocks.append("\n".join(player_lines))
     return "\n\n".join(blocks) + "\n"
-
-
-class SelfReportingSnapshot(Protocol):
-    """A snapshot of another competition type, which renders its own report."""
-
-    def report(self) -> str: ...
-
-
-def competition_report(snapshot: PlayoffSnapshot | SelfReportingSnapshot) -> str:
-    """The report for any competition's snapshot."""
-    if isinstance(snapshot, PlayoffSnapshot):
-        return playoff_report(snapshot)
-    return snapshot.report()

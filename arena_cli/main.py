@@ -15,13 +15,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from arena.competition import Competition, load_competition
-from arena.control import CompetitionConfig, ControlFileError, load_control_file
-from arena.errors import RunError
-from arena.export import EXPORT_FORMATS, export_command
-from arena.reports import competition_report
-from arena.state import CompetitionFiles, CompetitionLocked, StateError, is_running, read_state
-from arena.state import reset as reset_files
+from arena.competitions.base import Competition
+from arena.control.config import CompetitionConfig
+from arena.control.loader import load_control_file
+from arena.errors import ControlFileError, RunError, StateError
+from arena.reports.export import EXPORT_FORMATS, export_command
+from arena.reports.text import competition_report
+from arena.store.files import CompetitionFiles, CompetitionLocked, is_running
+from arena.store.files import reset as reset_files
+from arena.store.journal import read_state
+from arena.store.restore import load_competition
 
 ACTIONS: Final = ("run", "show", "report", "reset", "check", "stop", "export", "watch")
 EXIT_OK: Final = 0
@@ -172,8 +175,8 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
     # above don't import it, which keeps `arena show` fast to start.
     import trio
 
-    from arena.events import RunState
-    from arena.ringmaster import RunOptions, check_players
+    from arena.run.events import RunState
+    from arena.run.ringmaster import RunOptions, check_players
 
     if action == "watch":
         from tui.watch import watch_competition
@@ -200,6 +203,3 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     return EXIT_OK
 
-
-if __name__ == "__main__":
-    sys.exit(main())

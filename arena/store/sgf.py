@@ -19,7 +19,7 @@ from typing import Final
 from sgfmill import sgf, sgf_grammar
 
 from arena.results import GameRecord
-from arena.state import CompetitionFiles, atomic_write
+from arena.store.files import CompetitionFiles, atomic_write
 from gtp.vertex import Colour
 
 APPLICATION_NAME: Final = "gtp-arena"

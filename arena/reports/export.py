@@ -18,8 +18,10 @@ import sys
 from collections.abc import Iterator
 from typing import IO, Any, Final, Literal
 
+from arena.errors import StateError
 from arena.results import GameResult
-from arena.state import CompetitionFiles, ResultEntry, StateError, iter_journal
+from arena.store.files import CompetitionFiles
+from arena.store.journal import ResultEntry, iter_journal
 
 ExportFormat = Literal["csv", "json"]
 EXPORT_FORMATS: Final = ("csv", "json")

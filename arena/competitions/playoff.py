@@ -19,9 +19,18 @@ from typing import Any
 
 import attrs
 
-from arena.competition import PlayerCheck, register_competition_class
-from arena.control import CompetitionConfig, MatchupConfig
-from arena.matchstats import (
+from arena.competitions.base import PlayerCheck
+from arena.competitions.snapshots import (
+    MatchupCounts,
+    MatchupSnapshot,
+    PlayerCounts,
+    PlayoffSnapshot,
+)
+from arena.control.config import CompetitionConfig, MatchupConfig
+from arena.errors import StateError
+from arena.results import EndReason, GameJob, GameResult
+from arena.stats.elo import WDL
+from arena.stats.matchstats import (
     MatchupStats,
     PairCounter,
     SprtOutcome,
@@ -30,10 +39,6 @@ from arena.matchstats import (
     matchup_wdl,
     player_score,
 )
-from arena.results import EndReason, GameJob, GameResult
-from arena.settings import GameSettings
-from arena.state import StateError
-from arena.stats import WDL
 from gtp.vertex import Colour
 
 
@@ -59,9 +64,8 @@ class PlayerTally:
         fields = {f.name for f in attrs.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in fields})
 
-    @property
-    def average_cpu(self) -> float | None:
-        return self.cpu_total / self.cpu_games if self.cpu_games else None
+    def counts(self) -> PlayerCounts:
+        return PlayerCounts(**attrs.asdict(self))
 
 
 @attrs.define
@@ -114,6 +118,19 @@ class MatchupTally:
             elif result.end is EndReason.TIME:
                 self.players[loser].time_losses += 1
 
+    def counts(self) -> MatchupCounts:
+        """A frozen copy for snapshots."""
+        return MatchupCounts(
+            player_1=self.player_1,
+            player_2=self.player_2,
+            games=self.games,
+            jigos=self.jigos,
+            unknown=self.unknown,
+            move_limit=self.move_limit,
+            void_games=self.void_games,
+            players={code: tally.counts() for code, tally in self.players.items()},
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "player_1": self.player_1,
@@ -165,39 +182,8 @@ class GameNumbers:
         return number
 
 
-@attrs.frozen
-class MatchupSnapshot:
-    """One matchup for reports: its definition (None if gone from the control file)."""
-
-    id: str
-    name: str
-    player_1: str
-    player_2: str
-    settings: GameSettings | None
-    number_of_games: int | None
-    tally: MatchupTally
-    in_progress: tuple[str, ...] = ()
-    stats: MatchupStats | None = None  # Elo, LOS, colour-swapped pairs, SPRT
-
-
-@attrs.frozen
-class PlayoffSnapshot:
-    """A frozen picture of a playoff for show/report and the live display."""
-
-    code: str
-    description: str | None
-    matchups: tuple[MatchupSnapshot, ...]
-    engines: tuple[tuple[str, str], ...]  # player code -> engine description
-    in_progress: tuple[str, ...]
-    complete: bool
-
-    @property
-    def games_played(self) -> int:
-        return sum(m.tally.games for m in self.matchups)
-
-
 class Playoff:
-    """A playoff tournament (implements :class:`arena.competition.Competition`)."""
+    """A playoff tournament (implements :class:`arena.competitions.base.Competition`)."""
 
     competition_type = "playoff"
 
@@ -427,6 +413,9 @@ class Playoff:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StateError(f"the playoff state is malformed: {exc!r}") from exc
 
+    def take_history_notes(self) -> list[str]:
+        return []
+
     # ------------------------------------------------------------------
     # Snapshot
 
@@ -446,7 +435,7 @@ class Playoff:
                     player_2=matchup.player_2,
                     settings=matchup.settings,
                     number_of_games=matchup.number_of_games,
-                    tally=MatchupTally.from_json(self._tallies[matchup.id].to_json()),
+                    tally=self._tallies[matchup.id].counts(),
                     in_progress=running,
                     stats=self._stats(matchup.id),
                 )
@@ -462,7 +451,7 @@ class Playoff:
                     player_2=tally.player_2,
                     settings=None,
                     number_of_games=None,
-                    tally=MatchupTally.from_json(tally.to_json()),
+                    tally=tally.counts(),
                     stats=self._stats(matchup_id),
                 )
             )
@@ -475,5 +464,3 @@ class Playoff:
             complete=self.is_complete(),
         )
 
-
-register_competition_class("playoff", Playoff)

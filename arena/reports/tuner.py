@@ -1,11 +1,11 @@
-"""The Monte Carlo tuner's frozen snapshot and its text: ``show``, ``X.report`` and tree dumps.
+"""The Monte Carlo tuner's text: ``show``, ``X.report`` and the history file's tree dumps.
 
-A :class:`TunerSnapshot` is what the reports and the live dashboard read: the
+Pure functions of a :class:`arena.competitions.snapshots.TunerSnapshot`: the
 shown candidates of each tree level (``summary_spec``, most games first), each
-a :class:`TunerCandidate` with its coordinates, formatted engine parameters,
-counts, win rate (including the initial counts, as Gomill reports it), UCB
-value, a Wilson interval over the games actually played and a best flag; the
-best candidate; and the games in progress.  Pure functions turn it into text.
+with its coordinates, formatted engine parameters, counts, win rate
+(including the initial counts, as Gomill reports it), UCB value, a Wilson
+interval over the games actually played and a best flag; the best candidate;
+and the games in progress.
 
 A candidate line starts as in Gomill's report, then adds the interval::
 
@@ -16,99 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
-
-from arena.reports import describe_players
-from arena.settings import GameSettings
-from arena.stats import DEFAULT_CONFIDENCE, Interval
-from gtp.vertex import Colour
-
-
-@attrs.frozen
-class TunerCandidate:
-    """One candidate (a node of the tuner's tree) as the reports show it."""
-
-    code: str  # the player code in game records: '#0,1', '#0,1:2,2'
-    label: str  # coordinates: '(0,1)', '(0,1)(2,2)' for a second-generation candidate
-    level: int  # 1 for the first generation
-    parameters: tuple[str, ...]  # formatted engine parameters, in Parameter order
-    wins: int  # including initial_wins
-    visits: int  # including initial_visits
-    games: int  # games played by the candidate and its descendants
-    games_won: int
-    in_progress: int  # games in flight for the candidate and its descendants
-    win_rate: float  # wins / visits (initial counts included)
-    ucb: float  # the value the tuner gives it now (games in flight count as visits)
-    interval: Interval  # Wilson interval of games_won / games (no initial counts)
-    best: bool  # on the path to the best candidate
-    expanded: bool  # has children (plays no more games itself)
-
-    @property
-    def description(self) -> str:
-        """``I: 0.01; F: 365.17``."""
-        return "; ".join(self.parameters)
-
-    @property
-    def heading(self) -> str:
-        """``(0,1) I: 0.01; F: 365.17``."""
-        return f"{self.label} {self.description}"
-
-
-@attrs.frozen
-class ParameterInfo:
-    code: str
-    scale: str  # 'LINEAR(0, 8)', 'LOG(10, 10000, integer=True)', 'scale_p3'
-    split: int
-
-
-@attrs.frozen
-class RunningGame:
-    """A game in progress: which candidate plays it."""
-
-    game_id: str
-    candidate: str  # player code
-    label: str
-    parameters: tuple[str, ...]
-
-
-@attrs.frozen
-class TunerSnapshot:
-    """A frozen picture of a Monte Carlo tuning event for show/report and the dashboard."""
-
-    code: str
-    description: str | None
-    settings: GameSettings
-    opponent: str
-    candidate_colour: Colour
-    parameters: tuple[ParameterInfo, ...]
-    max_depth: int
-    exploration_coefficient: float
-    initial_visits: int
-    initial_wins: int
-    number_of_games: int | None
-    games_played: int
-    void_games: int
-    candidate_count: int  # candidates in the tree so far (all levels)
-    levels: tuple[tuple[TunerCandidate, ...], ...]  # shown candidates of each level
-    best: TunerCandidate | None  # None before the first result
-    in_progress: tuple[RunningGame, ...]
-    running_to_show: int  # number_of_running_simulations_to_show
-    engines: tuple[tuple[str, str], ...]  # opponent code -> engine description
-    candidate_engine: str | None  # the last candidate engine description seen
-    complete: bool
-    confidence: float = DEFAULT_CONFIDENCE
-
-    @property
-    def candidates(self) -> tuple[TunerCandidate, ...]:
-        """Every shown candidate, level by level."""
-        return tuple(candidate for level in self.levels for candidate in level)
-
-    def report(self) -> str:
-        return tuner_report(self)
-
-
-# ---------------------------------------------------------------------------
-# Text
+from arena.competitions.snapshots import TunerCandidate, TunerSnapshot
+from arena.reports.playoff import describe_players
 
 
 def format_interval(candidate: TunerCandidate) -> str:

@@ -7,7 +7,7 @@ matchup has an SPRT, the decision once it is reached (:class:`SprtOutcome`).
 :func:`matchup_stats` turns a matchup's counts into the frozen
 :class:`MatchupStats` that snapshots carry, and :func:`stats_lines` is how
 ``show`` and ``X.report`` print them.  The arithmetic itself is
-:mod:`arena.stats`.
+:mod:`arena.stats.elo`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any
 
 import attrs
 
+from arena.control.settings import ConfigToken, Where, as_float, describe_value
 from arena.results import GameResult
-from arena.settings import ConfigToken, Where, as_float, describe_value
-from arena.stats import (
+from arena.stats.elo import (
     SPRT,
     WDL,
     Interval,

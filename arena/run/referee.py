@@ -18,8 +18,8 @@ from typing import Final
 
 import attrs
 
+from arena.control.settings import GameSettings
 from arena.results import EndReason
-from arena.settings import GameSettings
 from gtp.board import Board, IllegalMove, IllegalReason, KoRule
 from gtp.errors import VertexError
 from gtp.handicap import fixed_handicap_points

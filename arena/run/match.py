@@ -5,7 +5,7 @@ The procedure is Gomill's: each engine gets its ``startup_gtp_commands``, then
 (``fixed_handicap`` to both, or ``place_free_handicap`` to Black and
 ``set_free_handicap`` to White); then ``genmove`` (``gomill-genmove_ex ...
 claim`` for a player allowed to claim) and ``play`` alternate until the referee
-(:mod:`arena.referee`) ends the game; then the game is scored.
+(:mod:`arena.run.referee`) ends the game; then the game is scored.
 
 Every engine fault becomes part of the result (GTP-SGF-RULES.md §8):
 
@@ -31,10 +31,10 @@ from typing import Protocol
 import attrs
 import trio
 
-from arena.engines import EngineProvider, EngineSession, format_komi
-from arena.referee import Referee, check_fixed_handicap_answer, check_free_handicap_answer
+from arena.control.settings import PlayerConfig
 from arena.results import GameJob, GameRecord, GameResult, PlayedMove
-from arena.settings import PlayerConfig
+from arena.run.engines import EngineProvider, EngineSession, format_komi
+from arena.run.referee import Referee, check_fixed_handicap_answer, check_free_handicap_answer
 from gtp.errors import CommandFailed, EngineGone, EngineStartError, EngineTimeout, ProtocolError
 from gtp.vertex import Colour, Move, format_vertex
 

@@ -19,11 +19,13 @@ from typing import Final
 
 import attrs
 
-from arena.control import CompetitionConfig, ControlFile
-from arena.settings import (
+from arena.competitions.tuner_tree import ExplicitScale, ParameterSpec, Space, centres
+from arena.competitions.tuner_tree import Path as TreePath
+from arena.control.config import CompetitionConfig
+from arena.control.namespace import ControlFile
+from arena.control.settings import (
     GAME_SETTINGS,
     ConfigToken,
-    ControlFileError,
     GameSettings,
     PlayerConfig,
     Where,
@@ -37,8 +39,7 @@ from arena.settings import (
     interpret_game_setting,
     parse_player,
 )
-from arena.tuner_tree import ExplicitScale, ParameterSpec, Space, centres
-from arena.tuner_tree import Path as TreePath
+from arena.errors import ControlFileError
 from gtp.vertex import Colour
 
 PARAMETER_ARGUMENTS: Final = ("code", "scale", "split", "format")

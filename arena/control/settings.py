@@ -1,9 +1,8 @@
 """The vocabulary of control-file settings: checked values and their frozen types.
 
-Owns :class:`ControlFileError` (one line naming the file, the line and the
-setting), the value checkers every competition type uses, the ``Player``
+Owns the value checkers every competition type uses, the ``Player``
 settings (:class:`PlayerConfig`) and the game settings (:class:`GameSettings`).
-:mod:`arena.control` runs the file and assembles the competition from these.
+:mod:`arena.control.loader` runs the file and assembles the competition from these.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from typing import Any, Final, Literal
 
 import attrs
 
+from arena.errors import ControlFileError
 from gtp.handicap import max_fixed_handicap
 from gtp.protocol import is_well_formed_word
 from gtp.vertex import MAX_BOARD_SIZE, MIN_BOARD_SIZE
@@ -31,33 +31,6 @@ KoRuleName = Literal["simple", "positional", "situational"]
 DEFAULT_STARTUP_TIMEOUT: Final = 30.0
 DEFAULT_COMMAND_TIMEOUT: Final = 60.0
 IDENTIFIER_PUNCTUATION: Final = frozenset("-!$%&*+.:;<=>?^_~")
-
-
-class ControlFileError(Exception):
-    """A control file that cannot be used; ``str()`` is one line for the user."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        path: str | os.PathLike[str] | None = None,
-        line: int | None = None,
-        setting: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.path = None if path is None else str(path)
-        self.line = line
-        self.setting = setting
-
-    def __str__(self) -> str:
-        where = self.path or "control file"
-        if self.line is not None:
-            where += f":{self.line}"
-        text = " ".join(self.message.split())  # one line, whatever the cause said
-        if self.setting:
-            return f"{where}: {self.setting}: {text}"
-        return f"{where}: {text}"
 
 
 # ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """A guard process that stops the engines if the arena dies without stopping them.
 
-The ringmaster starts ``python -m arena.watchdog`` once per run, in its own
+The ringmaster starts ``python -m arena.run.watchdog`` once per run, in its own
 session, and tells it (one line per event on its stdin) which engine process
 groups exist: ``+PGID`` when an engine starts, ``-PGID`` once it is reaped.
 When its stdin reaches end of file -- the arena exited, however it died, even
@@ -75,7 +75,7 @@ class Watchdog:
 
     def start(self) -> None:
         process = subprocess.Popen(
-            [sys.executable, "-m", "arena.watchdog"],
+            [sys.executable, "-m", "arena.run.watchdog"],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -1,8 +1,8 @@
 """The Monte Carlo tuner competition (``mc_tuner``): scheduling, results, state, snapshot.
 
-Owns :class:`McTuner`, which implements :class:`arena.competition.Competition`
-on top of the bandit in :mod:`arena.tuner_tree`, with the settings read by
-:mod:`arena.tuner_control` and the snapshot of :mod:`arena.tuner_report`.
+Owns :class:`McTuner`, which implements :class:`arena.competitions.base.Competition`
+on top of the bandit in :mod:`arena.competitions.tuner_tree`, with the settings read by
+:mod:`arena.control.tuner`, its snapshot in :mod:`arena.competitions.snapshots`.
 
 Games: ids are game numbers (``0``, ``1``...; zero-padded to the width of
 ``number_of_games`` when it is set); a game abandoned by a stop or void is
@@ -29,22 +29,15 @@ from typing import Any
 
 import attrs
 
-from arena.competition import PlayerCheck, register_competition_class
-from arena.control import CompetitionConfig
-from arena.playoff import GameNumbers
-from arena.results import GameJob, GameResult
-from arena.settings import PlayerConfig, Where
-from arena.state import StateError
-from arena.stats import wilson_interval
-from arena.tuner_control import McTunerSettings, candidate_player, tuner_settings
-from arena.tuner_report import (
+from arena.competitions.base import PlayerCheck
+from arena.competitions.playoff import GameNumbers
+from arena.competitions.snapshots import (
     ParameterInfo,
     RunningGame,
     TunerCandidate,
     TunerSnapshot,
-    tree_dump,
 )
-from arena.tuner_tree import (
+from arena.competitions.tuner_tree import (
     ExplicitScale,
     LinearScale,
     LogScale,
@@ -52,10 +45,15 @@ from arena.tuner_tree import (
     ParameterSpec,
     TunerTree,
 )
-from arena.tuner_tree import Path as TreePath
+from arena.competitions.tuner_tree import Path as TreePath
+from arena.control.config import CompetitionConfig
+from arena.control.settings import PlayerConfig, Where
+from arena.control.tuner import candidate_player, tuner_settings
+from arena.errors import StateError
+from arena.reports.tuner import tree_dump
+from arena.results import GameJob, GameResult
+from arena.stats.elo import wilson_interval
 from gtp.vertex import Colour
-
-__all__ = ["McTuner", "McTunerSettings", "tuner_settings"]
 
 
 @attrs.frozen
@@ -65,7 +63,7 @@ class _Running:
 
 
 class McTuner:
-    """A Monte Carlo tuning event (implements :class:`arena.competition.Competition`).
+    """A Monte Carlo tuning event (implements :class:`arena.competitions.base.Competition`).
 
     ``seed`` fixes the tie-breaking random choices (default: a fresh one,
     saved in the state so a resumed run goes on with the same stream).
@@ -427,5 +425,3 @@ def _describe_parameter_change(before: object, now: list[dict[str, Any]]) -> str
             return f"the scale of {new['code']} changed"
     return "definitions differ"
 
-
-register_competition_class("mc_tuner", McTuner)

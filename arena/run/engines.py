@@ -23,7 +23,7 @@ from typing import Final, Literal
 import attrs
 import trio
 
-from arena.settings import GameSettings, PlayerConfig
+from arena.control.settings import GameSettings, PlayerConfig
 from gtp.client import GtpClient
 from gtp.errors import CommandFailed, EngineStartError, GtpError
 from gtp.launch import start_engine

@@ -1,0 +1,182 @@
+"""Load and validate Gomill-style control files into frozen configuration.
+
+A control file is Python source run in a namespace that provides ``Player``
+(and each competition type's own names, such as ``Matchup`` for playoffs).
+``competition_type`` must be its first statement.  Variables of the user's
+own are allowed and ignored; every setting we know is checked (see
+:mod:`arena.control.settings`), and a bad one raises
+:class:`arena.errors.ControlFileError` whose message is one line naming the
+file, the line where we can tell, and the setting.
+
+This module owns running the file and the settings common to every type;
+the competition type (:mod:`arena.competitions.registry`) reads the rest.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import traceback
+from pathlib import Path
+from typing import Any, Final
+
+from arena.competitions.registry import COMPETITION_TYPES
+from arena.control.config import CompetitionConfig
+from arena.control.namespace import ControlFile
+from arena.control.settings import (
+    PlayerConfig,
+    Where,
+    as_bool,
+    as_choice,
+    as_identifier,
+    as_str,
+    describe_value,
+    parse_player,
+    token_factory,
+)
+from arena.errors import ControlFileError
+
+KNOWN_LATER_TYPES: Final = ("ce_tuner",)
+
+
+# ---------------------------------------------------------------------------
+# The loader
+
+
+def _assignment_lines(tree: ast.Module) -> dict[str, int]:
+    lines: dict[str, int] = {}
+
+    def names(target: ast.expr) -> list[str]:
+        if isinstance(target, ast.Name):
+            return [target.id]
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return [n for element in target.elts for n in names(element)]
+        return []
+
+    for statement in tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(statement, ast.Assign):
+            targets = list(statement.targets)
+        elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+            targets = [statement.target]
+        for target in targets:
+            for name in names(target):
+                lines[name] = statement.lineno
+    return lines
+
+
+def _competition_type(tree: ast.Module, path: Path) -> str:
+    first = tree.body[0] if tree.body else None
+    if (
+        not isinstance(first, ast.Assign)
+        or len(first.targets) != 1
+        or not isinstance(first.targets[0], ast.Name)
+        or first.targets[0].id != "competition_type"
+    ):
+        line = first.lineno if first is not None else None
+        raise ControlFileError(
+            "must be set first in the control file",
+            path=path,
+            line=line,
+            setting="competition_type",
+        )
+    where = Where(path, "competition_type", first.lineno)
+    if not isinstance(first.value, ast.Constant) or not isinstance(first.value.value, str):
+        raise where.error("expected a string such as 'playoff'")
+    name = first.value.value
+    if name not in COMPETITION_TYPES:
+        if name in KNOWN_LATER_TYPES:
+            raise where.error(f"competition type {name!r} is not supported yet")
+        known = ", ".join(repr(k) for k in sorted(COMPETITION_TYPES))
+        raise where.error(f"unknown competition type {name!r} (known: {known})")
+    return name
+
+
+def _error_line(exc: BaseException, filename: str) -> int | None:
+    line = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename == filename:
+            line = lineno
+    if line is None and isinstance(exc, SyntaxError) and exc.filename == filename:
+        line = exc.lineno
+    return line
+
+
+def load_control_file(path: str | os.PathLike[str]) -> CompetitionConfig:
+    """Read, run and validate a control file.  Raises :class:`ControlFileError`."""
+    control_path = Path(os.path.abspath(path))
+    shown = Path(path)
+    try:
+        source = control_path.read_bytes()
+    except OSError as exc:
+        raise ControlFileError(f"cannot read the control file: {exc.strerror}", path=shown) from exc
+    try:
+        text = source.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ControlFileError("the control file is not UTF-8 text", path=shown) from exc
+    filename = str(control_path)
+    try:
+        tree = ast.parse(text, filename=filename)
+    except SyntaxError as exc:
+        raise ControlFileError(f"syntax error: {exc.msg}", path=shown, line=exc.lineno) from exc
+    type_name = _competition_type(tree, shown)
+    competition_type = COMPETITION_TYPES[type_name]
+    namespace: dict[str, Any] = {"__name__": "__control_file__", "__file__": filename}
+    namespace["Player"] = token_factory("Player", filename)
+    for name, kind in competition_type.namespace.items():
+        namespace[name] = token_factory(kind, filename)
+    namespace.update(competition_type.objects)
+    try:
+        exec(compile(tree, filename, "exec"), namespace)
+    except Exception as exc:
+        raise ControlFileError(
+            f"error while running the control file: {type(exc).__name__}: {exc}",
+            path=shown,
+            line=_error_line(exc, filename),
+        ) from exc
+    control = ControlFile(shown, namespace, _assignment_lines(tree))
+    players = parse_players(control)
+    specific = competition_type.parse(control)
+    return _parse_common(control, control_path, type_name, players, specific)
+
+
+def _parse_common(
+    control: ControlFile,
+    control_path: Path,
+    type_name: str,
+    players: dict[str, PlayerConfig],
+    specific: object,
+) -> CompetitionConfig:
+    values: dict[str, Any] = {}
+    description = control.get("description")
+    if description is not None:
+        values["description"] = as_str(description, control.where("description")).strip()
+    for name in ("record_games", "skip_player_checks", "stderr_to_log", "reuse_engines"):
+        if control.has(name):
+            values[name] = as_bool(control.get(name), control.where(name))
+    if control.has("crash_result"):
+        values["crash_result"] = as_choice(
+            control.get("crash_result"), ("void", "forfeit"), control.where("crash_result")
+        )
+    return CompetitionConfig(
+        control_path=control_path,
+        competition_type=type_name,
+        players=players,
+        specific=specific,
+        **values,
+    )
+
+
+def parse_players(control: ControlFile) -> dict[str, PlayerConfig]:
+    where = control.where("players")
+    if not control.has("players"):
+        raise where.error("not set (a dictionary of player code -> Player(...))")
+    players = control.get("players")
+    if not isinstance(players, dict):
+        raise where.error(f"expected a dictionary of Player(...), not {describe_value(players)}")
+    result = {}
+    for code, token in players.items():
+        item = where.child(f"[{code!r}]")
+        as_identifier(code, item)
+        result[code] = parse_player(code, token, item, control.directory)
+    return result
