@@ -34,6 +34,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from arena.competitions.snapshots import CompetitionSnapshot
 from arena.control.config import CompetitionConfig
 from arena.errors import StateError
 from arena.run.events import Event, open_event_channel
@@ -97,7 +98,7 @@ def _stderr_held(on_line: Callable[[str], None]) -> Iterator[None]:
         held.release(saved)
 
 
-def initial_snapshot(config: CompetitionConfig) -> object:
+def initial_snapshot(config: CompetitionConfig) -> CompetitionSnapshot | None:
     """The competition as on disk before the run (None if its state cannot be read)."""
     files = CompetitionFiles.for_control_file(config.control_path)
     try:

@@ -24,6 +24,7 @@ from typing import Final
 
 import attrs
 
+from arena.competitions.snapshots import CompetitionSnapshot
 from arena.results import EndReason, GameResult
 from arena.run.events import (
     EngineWarning,
@@ -124,7 +125,7 @@ class RunTracker:
     watching: bool = False
     _state: RunState = RunState.CHECKING
     _message: str = ""
-    _snapshot: object = None
+    _snapshot: CompetitionSnapshot | None = None
     _view_cache: CompetitionView | None = None
     _snapshot_dirty: bool = False
     _games: dict[str, _LiveGame] = attrs.Factory(dict)
@@ -208,7 +209,7 @@ class RunTracker:
         if line.strip():
             self._warnings.append(line)
 
-    def set_snapshot(self, snapshot: object, at: float | None = None) -> None:
+    def set_snapshot(self, snapshot: CompetitionSnapshot | None, at: float | None = None) -> None:
         """The competition's latest snapshot (its view is built when a frame is drawn)."""
         self._snapshot = snapshot
         self._snapshot_dirty = True

@@ -4,27 +4,28 @@ The dashboard never reads a competition directly: each competition type's
 snapshot (``Competition.snapshot()``) is turned here into a small frozen view
 with the figures already formatted, and :mod:`tui.dashboard` draws views.
 
-One builder per competition type, chosen by what the snapshot exposes
-(duck typing, so the competition modules need not know about the dashboard):
-
-* a playoff (:class:`arena.competitions.playoff.PlayoffSnapshot`): :func:`playoff_view`;
-* an all-play-all (``competitors``, ``grid``, ``ratings`` and ``matchups``):
-  :func:`allplayall_view`;
-* the Monte Carlo tuner (``candidates``; :class:`arena.reports.tuner.TunerSnapshot`):
-  :func:`tuner_view`.  :class:`TunerSnapshotLike` and :class:`CandidateLike`
-  say what the builder reads; a few alternative attribute names are accepted.
+One builder per competition type, chosen by the snapshot's type
+(:mod:`arena.competitions.snapshots`): :func:`playoff_view`,
+:func:`allplayall_view` and :func:`tuner_view`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
-from arena.competitions.snapshots import MatchupSnapshot, PlayoffSnapshot
+from arena.competitions.snapshots import (
+    AllPlayAllSnapshot,
+    CompetitionSnapshot,
+    MatchupSnapshot,
+    PlayoffSnapshot,
+    TunerCandidate,
+    TunerSnapshot,
+)
 from arena.stats.matchstats import format_elo, format_elo_brief
+from arena.stats.ratings import PlayerRating
 
 
 @attrs.frozen
@@ -133,65 +134,6 @@ class CompetitionView:
 
 
 # ---------------------------------------------------------------------------
-# Protocols: what the builders read
-
-
-class MatchupsLike(Protocol):
-    """A snapshot made of playoff matchups (playoffs, all-play-alls)."""
-
-    @property
-    def code(self) -> str: ...
-    @property
-    def description(self) -> str | None: ...
-    @property
-    def matchups(self) -> tuple[MatchupSnapshot, ...]: ...
-    @property
-    def complete(self) -> bool: ...
-
-
-class AllPlayAllLike(MatchupsLike, Protocol):
-    @property
-    def competitors(self) -> tuple[str, ...]: ...
-    @property
-    def letters(self) -> tuple[str, ...]: ...
-    @property
-    def grid(self) -> Sequence[Sequence[Any]]: ...  # cells with .wins and .losses, or None
-    @property
-    def ratings(self) -> Any: ...  # arena.stats.ratings.Ratings
-
-
-class CandidateLike(Protocol):
-    """A tuner candidate (alternative names: coordinates for label, visits for games...)."""
-
-    @property
-    def label(self) -> str: ...  # "(0,1)"
-    @property
-    def description(self) -> str: ...  # formatted engine parameters
-    @property
-    def games(self) -> int: ...
-    @property
-    def wins(self) -> float: ...
-    @property
-    def win_rate(self) -> float: ...
-    @property
-    def ucb(self) -> float: ...
-    @property
-    def in_progress(self) -> int: ...  # games in flight
-    @property
-    def best(self) -> bool: ...
-
-
-@runtime_checkable
-class TunerSnapshotLike(Protocol):
-    """Also read when present: best, number_of_games, games_played, settings, opponent."""
-
-    @property
-    def code(self) -> str: ...
-    @property
-    def candidates(self) -> Sequence[Any]: ...  # CandidateLike
-
-
-# ---------------------------------------------------------------------------
 # Builders
 
 
@@ -287,7 +229,9 @@ def _matchup_counts(matchups: Iterable[MatchupSnapshot]) -> Counts:
     return Counts(forfeits=forfeits, timeouts=timeouts, voids=voids)
 
 
-def playoff_view(snapshot: MatchupsLike, kind: str = "playoff") -> CompetitionView:
+def playoff_view(
+    snapshot: PlayoffSnapshot | AllPlayAllSnapshot, kind: str = "playoff"
+) -> CompetitionView:
     views = tuple(matchup_view(m) for m in snapshot.matchups)
     done, total = _matchup_totals(views)
     return CompetitionView(
@@ -303,7 +247,7 @@ def playoff_view(snapshot: MatchupsLike, kind: str = "playoff") -> CompetitionVi
     )
 
 
-def _rating_row(letter: str, rating: Any, anchor: str) -> RatingRow:
+def _rating_row(letter: str, rating: PlayerRating, anchor: str) -> RatingRow:
     elo = rating.elo
     if elo is None:
         text, value = "?", None
@@ -314,7 +258,7 @@ def _rating_row(letter: str, rating: Any, anchor: str) -> RatingRow:
     return RatingRow(letter, rating.player, int(rating.games), float(rating.points), text, value)
 
 
-def allplayall_view(snapshot: AllPlayAllLike) -> CompetitionView:
+def allplayall_view(snapshot: AllPlayAllSnapshot) -> CompetitionView:
     base = playoff_view(snapshot, kind="allplayall")
     grid = tuple(
         tuple(None if cell is None else (float(cell.wins), float(cell.losses)) for cell in row)
@@ -337,134 +281,51 @@ def allplayall_view(snapshot: AllPlayAllLike) -> CompetitionView:
     return attrs.evolve(base, detail=detail)
 
 
-def _first(obj: object, names: Sequence[str], default: Any = None) -> Any:
-    for name in names:
-        value = getattr(obj, name, None)
-        if value is not None:
-            return value() if callable(value) else value
-    return default
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def _parameters_text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return "; ".join(f"{k}: {v}" for k, v in value.items())
-    if isinstance(value, Iterable):
-        return "; ".join(str(v) for v in value)
-    return str(value)
-
-
-def _interval_text(candidate: object) -> str | None:
-    interval = getattr(candidate, "interval", None)
-    games = getattr(candidate, "games", 0)
-    if interval is None or not games or not hasattr(interval, "lower"):
-        return None
-    return f"{interval.lower:.3f}-{interval.upper:.3f}"
-
-
-def _candidate_view(candidate: Any, best: bool) -> CandidateView:
-    coordinates = _first(candidate, ("coordinates", "coords"))
-    label = _first(candidate, ("label", "name"), "")
-    if coordinates is not None and not isinstance(coordinates, str):
-        label = "(" + ",".join(str(c) for c in coordinates) + ")"
-    elif coordinates is not None:
-        label = coordinates
-    games = int(_first(candidate, ("games", "visits"), 0))
-    wins = _number(_first(candidate, ("wins",), 0.0)) or 0.0
-    rate = _number(_first(candidate, ("win_rate", "winrate")))
-    if rate is None and games:
-        rate = wins / games
+def _candidate_view(candidate: TunerCandidate, best: bool) -> CandidateView:
+    interval = None
+    if candidate.games:
+        interval = f"{candidate.interval.lower:.3f}-{candidate.interval.upper:.3f}"
     return CandidateView(
-        label=str(label),
-        parameters=_parameters_text(
-            _first(candidate, ("description", "parameters_text", "parameters"))
-        ),
-        games=games,
-        wins=wins,
-        win_rate=rate,
-        ucb=_number(_first(candidate, ("ucb", "ucb_value", "value"))),
-        in_flight=int(_first(candidate, ("in_progress", "in_flight", "pending"), 0) or 0),
+        label=candidate.label,
+        parameters=candidate.description,
+        games=candidate.games,
+        wins=float(candidate.wins),
+        win_rate=candidate.win_rate if math.isfinite(candidate.win_rate) else None,
+        ucb=candidate.ucb if math.isfinite(candidate.ucb) else None,
+        in_flight=candidate.in_progress,
         best=best,
-        interval=_interval_text(candidate),
+        interval=interval,
     )
 
 
-def _is_best(candidate: Any, best: Any, most_wins: Any) -> bool:
+def tuner_view(snapshot: TunerSnapshot) -> CompetitionView:
+    """The shown candidates in the tuner's order, the best candidate marked."""
+    best = snapshot.best
+    best_label = None if best is None else best.label
+    views = tuple(_candidate_view(c, c.label == best_label) for c in snapshot.candidates)
+    best_view = None
     if best is not None:
-        return candidate is best or (
-            getattr(candidate, "label", None) is not None
-            and getattr(candidate, "label", None) == getattr(best, "label", None)
-        )
-    return candidate is most_wins
-
-
-def tuner_view(snapshot: TunerSnapshotLike) -> CompetitionView:
-    """The candidates table in the tuner's order; the best candidate marked.
-
-    The best is the snapshot's ``best`` when it has one, else the candidate
-    with the most wins (Gomill's rule).
-    """
-    candidates = list(snapshot.candidates)
-    best = getattr(snapshot, "best", None)
-    most_wins = max(
-        candidates, key=lambda c: _number(_first(c, ("wins",), 0.0)) or 0.0, default=None
-    )
-    if most_wins is not None and not (_number(_first(most_wins, ("wins",), 0.0)) or 0.0):
-        most_wins = None
-    views = tuple(_candidate_view(c, _is_best(c, best, most_wins)) for c in candidates)
-    best_view = next((v for v in views if v.best), None)
-    if best is not None and best_view is None:
-        best_view = _candidate_view(best, True)
-    done = _first(snapshot, ("games_played",))
-    if done is None:
-        done = sum(v.games for v in views)
-    total = _first(snapshot, ("number_of_games", "games_total"))
-    settings = _first(snapshot, ("settings",))
-    board = None
-    if settings is not None and hasattr(settings, "board_size"):
-        board = f"{settings.board_size}x{settings.board_size} komi {_format_komi(settings.komi)}"
-    opponent = _first(snapshot, ("opponent",))
+        best_view = next((v for v in views if v.best), None) or _candidate_view(best, True)
+    settings = snapshot.settings
     return CompetitionView(
         kind="mc_tuner",
-        code=str(snapshot.code),
-        description=_first(snapshot, ("description",)),
-        board=board,
-        games_done=int(done),
-        games_total=None if total is None else int(total),
+        code=snapshot.code,
+        description=snapshot.description,
+        board=f"{settings.board_size}x{settings.board_size} komi {_format_komi(settings.komi)}",
+        games_done=snapshot.games_played,
+        games_total=snapshot.number_of_games,
         counts=None,
-        detail=TunerView(views, best_view, None if opponent is None else str(opponent)),
-        complete=bool(_first(snapshot, ("complete",), False)),
+        detail=TunerView(views, best_view, snapshot.opponent),
+        complete=snapshot.complete,
     )
 
 
-def competition_view(snapshot: object) -> CompetitionView | None:
+def competition_view(snapshot: CompetitionSnapshot | None) -> CompetitionView | None:
     """The view of any competition's snapshot (None for None)."""
     if snapshot is None:
         return None
     if isinstance(snapshot, PlayoffSnapshot):
         return playoff_view(snapshot)
-    if all(hasattr(snapshot, name) for name in ("competitors", "grid", "ratings", "matchups")):
-        return allplayall_view(snapshot)  # type: ignore[arg-type]
-    if isinstance(snapshot, TunerSnapshotLike):
-        return tuner_view(snapshot)
-    if hasattr(snapshot, "matchups") and hasattr(snapshot, "code"):
-        return playoff_view(snapshot, kind=type(snapshot).__name__)  # type: ignore[arg-type]
-    return CompetitionView(
-        kind=type(snapshot).__name__,
-        code=str(getattr(snapshot, "code", "")),
-        description=getattr(snapshot, "description", None),
-        board=None,
-        games_done=int(getattr(snapshot, "games_played", 0)),
-        games_total=None,
-        counts=None,
-        detail=None,
-    )
+    if isinstance(snapshot, AllPlayAllSnapshot):
+        return allplayall_view(snapshot)
+    return tuner_view(snapshot)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Any, Final
+from typing import Final
 
 import attrs
 import trio
 
+from arena.competitions.snapshots import CompetitionSnapshot
 from arena.results import GameResult
 from gtp.vertex import Colour, Move
 
@@ -58,8 +59,9 @@ class GameFinished:
     game_id: str
     result: GameResult | None  # None for a void game
     void_reason: str | None = None
-    snapshot: Any = None  # the competition's snapshot after recording this game (or None:
-    # the ringmaster skips snapshots that would cost too much, see Ringmaster._event_snapshot)
+    # The competition after recording this game; None when the ringmaster skipped it
+    # because it would cost too much (see Ringmaster._event_snapshot).
+    snapshot: CompetitionSnapshot | None = None
 
 
 @attrs.frozen

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import attrs
-
 from arena.competitions.base import Competition
 from arena.competitions.registry import make_competition
 from arena.control.loader import load_control_file
@@ -114,48 +112,5 @@ def test_tuner_view(tmp_path: Path) -> None:
     assert sum(c.games for c in detail.candidates) == 30
 
 
-@attrs.frozen
-class OtherCandidate:
-    coords: tuple[int, int]
-    parameters: tuple[str, ...]
-    visits: int
-    wins: float
-    value: float
-
-
-@attrs.frozen
-class OtherTuner:
-    code: str
-    candidates: tuple[OtherCandidate, ...]
-
-
-def test_tuner_view_reads_other_names_and_picks_the_most_wins() -> None:
-    snapshot = OtherTuner(
-        "t",
-        (
-            OtherCandidate((0, 0), ("a: 1",), 10, 4.0, 0.7),
-            OtherCandidate((0, 1), ("a: 2",), 12, 7.0, 0.8),
-        ),
-    )
-    view = competition_view(snapshot)
-    assert view is not None and isinstance(view.detail, TunerView)
-    rows = [
-        (c.label, c.parameters, c.games, c.win_rate, c.ucb, c.best) for c in view.detail.candidates
-    ]
-    assert rows == [
-        ("(0,0)", "a: 1", 10, 0.4, 0.7, False),
-        ("(0,1)", "a: 2", 12, 7.0 / 12, 0.8, True),
-    ]
-    assert view.games_done == 22
-
-
-def test_unknown_snapshots_still_have_a_view() -> None:
-    @attrs.frozen
-    class Odd:
-        code: str = "odd"
-        games_played: int = 3
-
-    view = competition_view(Odd())
-    assert view is not None
-    assert (view.code, view.games_done, view.detail) == ("odd", 3, None)
+def test_no_snapshot_no_view() -> None:
     assert competition_view(None) is None
