@@ -13,10 +13,12 @@ Example (inside a trio program or a pytest-trio test)::
     )
     print(result.wins("gnugo"), result.results[0].sgf_result)
 
-Games are scheduled like a one-matchup playoff (colours alternate by default,
-void games are replayed and the match halts when they repeat, as a run does).
-Startup checks run first and raise :class:`gtp.errors.EngineStartError` for an
-engine that cannot play.  With ``record_dir`` each game's SGF is written there.
+The match is a one-matchup playoff played by the same run loop as ``arena
+run`` (colours alternate by default, void games are replayed and the match
+halts when they repeat).  Startup checks run first and raise
+:class:`gtp.errors.EngineStartError` for an engine that cannot play.  With
+``record_dir`` the match is recorded there as a competition (SGF files,
+journal, logs) exactly as ``arena run`` records one.
 """
 
 from __future__ import annotations
@@ -27,9 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import trio
 
-from arena.competitions.playoff import Playoff
 from arena.control.config import CompetitionConfig, MatchupConfig, PlayoffSettings
 from arena.control.settings import (
     GAME_SETTINGS,
@@ -43,10 +43,11 @@ from arena.control.settings import (
 )
 from arena.errors import ControlFileError
 from arena.results import GameRecord, GameResult
-from arena.run.engines import EngineProvider, StderrRoute, check_player
-from arena.run.match import MatchOptions, play_game
+from arena.run.engines import StderrRoute
+from arena.run.events import Event, EventBus, GameFinished, RunState
+from arena.run.executor import LocalExecutor
+from arena.run.ringmaster import Ringmaster, RunOptions, StartupCheckFailed
 from arena.store.files import CompetitionFiles
-from arena.store.sgf import write_game_record
 
 PlayerSpec = PlayerConfig | str | Sequence[str]
 
@@ -111,6 +112,36 @@ def _settings(board_size: int, komi: float, extra: dict[str, Any]) -> GameSettin
         raise ValueError(str(exc)) from None
 
 
+def _free_code(directory: Path) -> str:
+    """``match``, or ``match-2``, ``match-3``... if an earlier match used that directory."""
+    number = 1
+    while True:
+        code = "match" if number == 1 else f"match-{number}"
+        files = CompetitionFiles(directory, code)
+        if not any(path.exists() for path in files.outputs()):
+            return code
+        number += 1
+
+
+@attrs.define
+class _Collector:
+    """Subscriber: the finished games of a match, as the library returns them."""
+
+    results: list[GameResult] = attrs.Factory(list)
+    voids: list[tuple[str, str]] = attrs.Factory(list)
+    records: list[GameRecord] = attrs.Factory(list)
+
+    def __call__(self, event: Event) -> None:
+        if not isinstance(event, GameFinished):
+            return
+        if event.record is not None:
+            self.records.append(event.record)
+        if event.result is None:
+            self.voids.append((event.game_id, event.void_reason or "void"))
+        elif event.counted:
+            self.results.append(event.result)
+
+
 async def play_match(
     player_1: PlayerSpec,
     player_2: PlayerSpec,
@@ -125,6 +156,7 @@ async def play_match(
     check: bool = True,
     record_dir: str | os.PathLike[str] | None = None,
     stderr: StderrRoute = "discard",
+    max_games: int | None = None,
     **game_settings: Any,
 ) -> MatchResult:
     """Play ``games`` games between two engines and return their results.
@@ -132,7 +164,11 @@ async def play_match(
     ``player_1`` takes Black in even-numbered games (all games unless
     ``alternating``).  Any game setting (``handicap``, ``scorer``,
     ``move_limit``, ``ko_rule``, ...) may be given by keyword; the scorer
-    defaults to ``internal`` here.  Raises ValueError for bad settings and
+    defaults to ``internal`` here.  The games are played by the same run loop
+    as ``arena run`` (:class:`arena.run.ringmaster.Ringmaster`): in memory, or
+    with ``record_dir`` as a competition there (``match.journal``,
+    ``match.games/*.sgf``, ``match.log``...; ``match-2`` and so on when the
+    directory already holds one).  Raises ValueError for bad settings and
     EngineStartError when an engine fails its startup check.
     """
     game_settings.setdefault("scorer", "internal")
@@ -144,6 +180,10 @@ async def play_match(
     if games < 0 or parallel < 1:
         raise ValueError("games must be >= 0 and parallel >= 1")
     directory = Path(record_dir) if record_dir is not None else Path.cwd()
+    code = "match"
+    if record_dir is not None:
+        directory.mkdir(parents=True, exist_ok=True)
+        code = _free_code(directory)
     matchup = MatchupConfig(
         id="match",
         name=f"{first.code} v {second.code}",
@@ -155,66 +195,35 @@ async def play_match(
         event="match",
     )
     config = CompetitionConfig(
-        control_path=directory / "match.ctl",
+        control_path=directory / f"{code}.ctl",
         competition_type="playoff",
         players={first.code: first, second.code: second},
         specific=PlayoffSettings((matchup,)),
         reuse_engines=reuse_engines,
         crash_result="forfeit" if crash_result == "forfeit" else "void",
+        skip_player_checks=not check,
     )
-    if check:
-        for player in (first, second):
-            await check_player(player, settings)
-    playoff = Playoff(config)
-    files = CompetitionFiles(directory, "match") if record_dir is not None else None
-    results: list[GameResult] = []
-    voids: list[tuple[str, str]] = []
-    records: list[GameRecord] = []
-    halted: list[str] = []
-    running: set[str] = set()
-    changed = [trio.Event()]
-
-    def notify() -> None:
-        changed[0].set()
-        changed[0] = trio.Event()
-
-    async def slot(number: int) -> None:
-        async with trio.open_nursery() as nursery:
-            provider = EngineProvider(
-                nursery, stderr=stderr, reuse=reuse_engines, slot=number if parallel > 1 else None
-            )
-            while True:
-                job = None if halted else playoff.next_job()
-                if job is None:
-                    if not running:
-                        break
-                    await changed[0].wait()
-                    continue
-                running.add(job.game_id)
-                record = await play_game(job, provider, MatchOptions(crash_result=crash_result))
-                running.discard(job.game_id)
-                records.append(record)
-                if files is not None:
-                    write_game_record(files, record)
-                if record.result is not None:
-                    playoff.record_result(record.result, {})
-                    results.append(record.result)
-                else:
-                    reason = record.void_reason or "void"
-                    voids.append((job.game_id, reason))
-                    if playoff.record_void(job.game_id, job.pairing, live=True):
-                        halted.append(f"too many void games (last: {reason})")
-                notify()
-            await provider.close_all()
-
-    async with trio.open_nursery() as nursery:
-        for number in range(parallel):
-            nursery.start_soon(slot, number)
+    collector = _Collector()
+    events = EventBus()
+    events.subscribe(collector)
+    ringmaster = Ringmaster(
+        config,
+        RunOptions(parallel=parallel, max_games=max_games, keyboard=False, handle_signals=False),
+        events,
+        files=CompetitionFiles(directory, code) if record_dir is not None else None,
+        executor=LocalExecutor(
+            stderr=stderr, reuse_engines=reuse_engines, numbered_slots=parallel > 1
+        ),
+    )
+    try:
+        summary = await ringmaster.run()
+    except StartupCheckFailed as exc:
+        raise exc.failures[0][1] from None
     return MatchResult(
         player_1=first.code,
         player_2=second.code,
-        results=tuple(sorted(results, key=lambda r: r.game_id)),
-        void_games=tuple(voids),
-        records=tuple(records),
-        halted=halted[0] if halted else None,
+        results=tuple(sorted(collector.results, key=lambda r: r.game_id)),
+        void_games=tuple(collector.voids),
+        records=tuple(collector.records),
+        halted=summary.message if summary.state is RunState.HALTED else None,
     )

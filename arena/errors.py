@@ -47,3 +47,14 @@ class StateError(Exception):
 
 class RunError(Exception):
     """A run could not start or had to stop (one line for the user)."""
+
+
+def lone_exception(error: BaseException) -> BaseException:
+    """The single exception inside nested one-member exception groups, else the group.
+
+    A trio nursery wraps what a task raised in an exception group; a command
+    that failed for one reason reports that reason in one line.
+    """
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error

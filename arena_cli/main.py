@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Final
 
@@ -84,6 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--log-gtp", action="store_true", help="log all GTP traffic to X.gtplogs/<game>.log"
+    )
+    parser.add_argument(
+        "--no-fsync",
+        action="store_true",
+        help="don't fsync records, journal and status (faster; a power loss may lose results)",
     )
     parser.add_argument(
         "--format", choices=EXPORT_FORMATS, default="csv", help="export: csv (default) or json"
@@ -189,13 +195,13 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         return EXIT_ERROR if failures else EXIT_OK
     run_options = RunOptions(
         parallel=options.parallel,
-        quiet=options.quiet,
         max_games=options.max_games,
         log_gtp=options.log_gtp,
+        durable=not options.no_fsync,
     )
     from tui.live import run_with_display  # the dashboard, plain lines or quiet
 
-    summary = trio.run(run_with_display, config, run_options)
+    summary = trio.run(partial(run_with_display, quiet=options.quiet), config, run_options)
     if summary.state is RunState.HALTED:
         print(f"arena: {summary.message}", file=sys.stderr)
         return EXIT_ERROR

@@ -20,7 +20,6 @@ Figures taken while other jobs share the cores are noisy.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import resource
@@ -66,9 +65,9 @@ def write_ctl(directory: Path, name: str, size: int, games: int, reuse: bool) ->
 
 def run_games(directory: Path, name: str, size: int, games: int, reuse: bool) -> dict[str, float]:
     config = load_control_file(write_ctl(directory, name, size, games, reuse))
-    options = RunOptions(parallel=2, quiet=True, keyboard=False, handle_signals=False)
+    options = RunOptions(parallel=2, keyboard=False, handle_signals=False)
     cpu_before, wall_before = cpu_seconds(), time.perf_counter()
-    summary = trio.run(partial(run_competition, config, options, out=io.StringIO()))
+    summary = trio.run(partial(run_competition, config, options))
     cpu, wall = cpu_seconds() - cpu_before, time.perf_counter() - wall_before
     assert summary.games_recorded == games, summary
     moves = 62 if size == 9 else 300

@@ -105,7 +105,6 @@ if __name__ == "__main__" and "--engine" in sys.argv:
 # --- the benchmark -------------------------------------------------------------------------
 
 import argparse  # noqa: E402
-import io  # noqa: E402
 import json  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -218,8 +217,8 @@ def real_arena(directory: Path, runs: int, games: int, parallel: int) -> dict[st
     start = time.perf_counter()
     for run in range(runs):
         config = load_control_file(write_ctl(directory, f"real{run}", games))
-        options = RunOptions(parallel=parallel, quiet=True, keyboard=False, handle_signals=False)
-        summary = trio.run(partial(run_competition, config, options, out=io.StringIO()))
+        options = RunOptions(parallel=parallel, keyboard=False, handle_signals=False)
+        summary = trio.run(partial(run_competition, config, options))
         assert summary.games_recorded == games, summary
         files = CompetitionFiles.for_control_file(config.control_path)
         competition = load_competition(config, read_state(files, config.competition_type))

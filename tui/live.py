@@ -1,11 +1,11 @@
 """The live display of a run: one trio task draws the dashboard from the arena's events.
 
-:func:`run_with_display` is what ``arena run`` calls.  It picks one of three
-outputs:
+:func:`run_with_display` is what ``arena run`` calls.  It subscribes one of
+three outputs to the run's events:
 
-* ``--quiet``: nothing but errors (the ringmaster's own quiet mode);
+* ``--quiet``: nothing but errors (:class:`arena.output.plain.PlainLines`, quiet);
 * stdout is not a terminal (a pipe, a file, a dumb terminal): one plain line
-  per finished game, as the ringmaster prints them;
+  per finished game (:class:`arena.output.plain.PlainLines`);
 * otherwise the dashboard: ``rich.live.Live`` on the alternate screen with
   auto refresh off.  :func:`follow_events` folds the events into a
   :class:`tui.tracker.RunTracker` (in batches, a twentieth of a second
@@ -14,19 +14,16 @@ outputs:
   read; a resized terminal is redrawn at once (SIGWINCH).
 
 Keys: the ringmaster reads Ctrl-X (stop after the games in progress) from the
-terminal; Ctrl-C is SIGINT, which stops the run at once.  While the dashboard
-is up, what the arena writes on stderr is held back (and shown as warnings),
-then written out when the screen is restored.
+terminal; Ctrl-C is SIGINT, which stops the run at once.  The arena writes
+nothing on the terminal under the dashboard: its warnings are events, shown
+with the engines' warnings.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import signal
-import sys
-from collections.abc import Callable, Iterator
-from typing import IO, Final
+from collections.abc import Callable
+from typing import Final
 
 import attrs
 import trio
@@ -34,77 +31,19 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from arena.competitions.snapshots import CompetitionSnapshot
 from arena.control.config import CompetitionConfig
-from arena.errors import StateError
-from arena.run.events import Event, open_event_channel
+from arena.errors import lone_exception
+from arena.output.plain import PlainLines
+from arena.run.events import ChannelSubscriber, Event, EventBus, open_event_channel
+from arena.run.executor import Executor
 from arena.run.keys import stdin_is_foreground_terminal
 from arena.run.ringmaster import RunOptions, RunSummary, run_competition
-from arena.store.files import CompetitionFiles
-from arena.store.journal import read_state
-from arena.store.restore import load_competition
 from tui.dashboard import final_lines, render_dashboard
 from tui.tracker import KEY_HELP_NO_KEYS, KEY_HELP_RUN, RunTracker
 
 FRAME_SECONDS: Final = 0.25  # at most 4 frames a second
 BATCH_SECONDS: Final = 0.05  # events are taken in batches at most this far apart
 EVENT_BUFFER: Final = 16384  # room for a burst of move events between two wake-ups
-
-
-class _Discard(io.StringIO):
-    """Where the ringmaster's plain lines go while the dashboard shows them instead."""
-
-    def write(self, text: str) -> int:
-        return len(text)
-
-
-class _HeldLines(io.StringIO):
-    """Stands in for stderr under the dashboard: keeps whole lines, shows them as warnings."""
-
-    def __init__(self, on_line: Callable[[str], None]) -> None:
-        super().__init__()
-        self.lines: list[str] = []
-        self._partial = ""
-        self._on_line = on_line
-
-    def write(self, text: str) -> int:
-        data = self._partial + text
-        *complete, self._partial = data.split("\n")
-        for item in complete:
-            self.lines.append(item)
-            self._on_line(item)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def release(self, target: IO[str]) -> None:
-        for item in self.lines:
-            print(item, file=target)
-        if self._partial:
-            print(self._partial, file=target)
-        target.flush()
-
-
-@contextlib.contextmanager
-def _stderr_held(on_line: Callable[[str], None]) -> Iterator[None]:
-    saved = sys.stderr
-    held = _HeldLines(on_line)
-    sys.stderr = held
-    try:
-        yield
-    finally:
-        sys.stderr = saved
-        held.release(saved)
-
-
-def initial_snapshot(config: CompetitionConfig) -> CompetitionSnapshot | None:
-    """The competition as on disk before the run (None if its state cannot be read)."""
-    files = CompetitionFiles.for_control_file(config.control_path)
-    try:
-        return load_competition(config, read_state(files, config.competition_type)).snapshot()
-    except (StateError, ValueError, OSError):
-        return None  # the run itself reports the problem
 
 
 async def follow_events(
@@ -189,44 +128,46 @@ def print_final(console: Console, tracker: RunTracker) -> None:
     console.print(Text("\n", end="").join(lines), crop=True, overflow="crop")
 
 
-def _lone_exception(error: BaseException) -> BaseException:
-    """The single exception inside nested one-member exception groups, else the group."""
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
-    return error
-
-
-def uses_dashboard(options: RunOptions, console: Console) -> bool:
-    return not options.quiet and console.is_terminal and not console.is_dumb_terminal
+def uses_dashboard(console: Console, *, quiet: bool = False) -> bool:
+    return not quiet and console.is_terminal and not console.is_dumb_terminal
 
 
 async def run_with_display(
-    config: CompetitionConfig, options: RunOptions, *, console: Console | None = None
+    config: CompetitionConfig,
+    options: RunOptions,
+    *,
+    quiet: bool = False,
+    console: Console | None = None,
+    executor: Executor | None = None,
 ) -> RunSummary:
     """Run the competition with the dashboard, plain lines, or quietly (module docstring)."""
     console = console or Console()
-    if not uses_dashboard(options, console):
-        return await run_competition(config, options)
+    events = EventBus()
+    if not uses_dashboard(console, quiet=quiet):
+        events.subscribe(PlainLines(config.code, quiet=quiet))
+        return await run_competition(config, options, events=events, executor=executor)
     keys = options.keyboard and stdin_is_foreground_terminal()
     tracker = RunTracker(
         config.code,
         max_games=options.max_games,
         key_help=KEY_HELP_RUN if keys else KEY_HELP_NO_KEYS,
     )
-    tracker.set_snapshot(initial_snapshot(config))
     send, receive = open_event_channel(EVENT_BUFFER)
+    events.subscribe(ChannelSubscriber(send), moves=True)
     outcome: list[RunSummary] = []
     failure: list[Exception] = []
 
     async def run_then_close() -> None:
         async with send:
             try:
-                outcome.append(await run_competition(config, options, events=send, out=_Discard()))
+                outcome.append(
+                    await run_competition(config, options, events=events, executor=executor)
+                )
             except Exception as exc:  # reported after the screen is restored
                 failure.append(exc)
 
     try:
-        with _stderr_held(tracker.add_warning), open_live(console) as live:
+        with open_live(console) as live:
             dashboard = LiveDashboard(tracker, live)
             dashboard.draw()
             async with trio.open_nursery() as nursery:
@@ -235,7 +176,7 @@ async def run_with_display(
                 await follow_events(receive, tracker, dashboard.draw)
                 nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
-        raise _lone_exception(group) from None
+        raise lone_exception(group) from None
     if failure:
         raise failure[0]
     print_final(console, tracker)

@@ -27,13 +27,16 @@ import attrs
 from arena.competitions.snapshots import CompetitionSnapshot
 from arena.results import EndReason, GameResult
 from arena.run.events import (
-    EngineWarning,
+    EngineStderr,
     Event,
     GameFinished,
     GameStarted,
     MovePlayed,
     RunState,
     RunStateChanged,
+    RunWarning,
+    SnapshotTaken,
+    TreeDump,
 )
 from tui.views import CompetitionDetail, CompetitionView, Counts, competition_view
 
@@ -161,9 +164,18 @@ class RunTracker:
         if isinstance(event, GameFinished):
             self._game_finished(event)
             return False
-        if isinstance(event, EngineWarning):
-            self._engine_errors += 1
-            self._warnings.append(f"{event.player} ({event.game_id}): {event.line}")
+        if isinstance(event, EngineStderr):
+            if event.warning:
+                self._engine_errors += 1
+                self._warnings.append(f"{event.player} ({event.game_id}): {event.line}")
+            return False
+        if isinstance(event, RunWarning):
+            self.add_warning(f"arena: {event.text}")
+            return False
+        if isinstance(event, SnapshotTaken):
+            self.set_snapshot(event.snapshot, now)
+            return False
+        if isinstance(event, TreeDump):
             return False
         return self._state_changed(event, now)
 
@@ -178,6 +190,8 @@ class RunTracker:
     def _game_finished(self, event: GameFinished) -> None:
         self._games.pop(event.game_id, None)
         result = event.result
+        if not event.counted:
+            return  # a duplicate of a result already counted
         if result is not None:
             self._unsnapshotted += 1
         if result is None:

@@ -1,28 +1,26 @@
 """``arena watch X.ctl``: a read-only dashboard of a run another process owns.
 
 The watcher never takes the run lock for long and never writes.  A few times
-a second it looks at the competition's files and turns what is new into the
-same events the ringmaster sends (:mod:`arena.run.events`), for the same
-:class:`tui.tracker.RunTracker`:
+a second it looks at the competition's files and feeds what is new to the
+same :class:`tui.tracker.RunTracker` the live display uses:
 
-* ``X.status`` + ``X.journal`` (through :func:`arena.store.journal.read_state`): the
-  competition's snapshot, rebuilt when either file changes; new journal lines
-  are the finished (or void) games;
-* ``X.log`` (the ringmaster's event log, one timestamped line each): games
-  starting and ending, engine stderr lines, stop requests, run start and end.
-  This ties the watcher to the wording of those log lines; lines it does not
-  know are ignored.
+* ``X.events`` (JSON lines, :mod:`arena.run.events`): the run's own events,
+  decoded as they were emitted: runs starting and ending, games starting and
+  finishing, engine warnings.  When attaching, the last few MB are read, so
+  the recent results and the games in progress are there at once;
+* ``X.status`` + ``X.journal`` (through :func:`arena.store.journal.read_state`):
+  the competition's snapshot, rebuilt when either file changes.
 
-It exits when the run ends (the lock is free: :func:`arena.store.files.is_running`)
-or on Ctrl-C or ``q``.  When stdout is not a terminal it prints one plain
-line per newly finished game instead of the dashboard.
+Nothing depends on the wording of ``X.log``.  It exits when the run ends (the
+lock is free: :func:`arena.store.files.is_running`) or on Ctrl-C or ``q``.
+When stdout is not a terminal it prints one plain line per newly finished
+game instead of the dashboard, and a summary at the end.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import sys
 import time
@@ -36,40 +34,21 @@ from rich.console import Console
 
 from arena.control.config import CompetitionConfig
 from arena.errors import StateError
-from arena.run.events import (
-    EngineWarning,
-    Event,
-    GameFinished,
-    GameStarted,
-    RunState,
-    RunStateChanged,
-    looks_like_warning,
-)
+from arena.output.wording import finished_line
+from arena.run.events import GameFinished, RunState, RunStateChanged, event_from_json
 from arena.run.keys import watch_keys
 from arena.store.files import CompetitionFiles, is_running
-from arena.store.journal import ResultEntry, entry_from_json, read_state
+from arena.store.journal import read_state
 from arena.store.restore import load_competition
 from tui.live import LiveDashboard, open_live, print_final
 from tui.tracker import KEY_HELP_WATCH, RunTracker
 
 POLL_SECONDS: Final = 0.25  # files are looked at (and a frame drawn) four times a second
 LOCK_POLL_SECONDS: Final = 1.0  # is the run still going?
-LOG_TAIL_BYTES: Final = 4 * 1024 * 1024  # how much of an old log to read when attaching
-JOURNAL_TAIL_BYTES: Final = 64 * 1024  # enough old results for the "recent" list
-
-_STAMPED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) (.*)$")
-_STARTING = re.compile(r"^starting game (\S+): (\S+) \(b\) vs (\S+) \(w\)$")
-_ENDED = re.compile(r"^(?:finished|void) game (\S+):")
-_STDERR = re.compile(r"^(\S+) (\S+) stderr: (.*)$")
-
-
-def _final_state(message: str) -> RunState:
-    if message.startswith("halting"):
-        return RunState.HALTED
-    if message.startswith(("interrupted", "stop requested")):
-        return RunState.STOPPED
-    return RunState.FINISHED
-
+EVENTS_TAIL_BYTES: Final = 4 * 1024 * 1024  # how much of the old events to read when attaching
+_NEW_RUN_OR_ENDED: Final = frozenset(
+    {RunState.CHECKING, RunState.RUNNING, RunState.FINISHED, RunState.STOPPED, RunState.HALTED}
+)
 
 def _read_from(path: Path, offset: int) -> tuple[bytes, int]:
     """Complete lines of ``path`` from ``offset``; the new offset (after the last newline)."""
@@ -110,14 +89,13 @@ def _signature(path: Path) -> tuple[int, int]:
 
 @attrs.define
 class CompetitionFollower:
-    """Reads what is new in a competition's files and feeds it to a tracker as events."""
+    """Reads what is new in a competition's files and feeds it to a tracker."""
 
     config: CompetitionConfig
     tracker: RunTracker
     files: CompetitionFiles = attrs.field(init=False)
     on_result: Callable[[GameFinished], None] | None = None  # for plain output
-    _log_offset: int | None = None
-    _journal_offset: int | None = None
+    _events_offset: int | None = None
     _signatures: tuple[tuple[int, int], ...] = ()
     errors: int = 0
 
@@ -127,16 +105,15 @@ class CompetitionFollower:
     def poll(self) -> bool:
         """Read what changed since the last call; True when anything did."""
         files = self.files
-        signatures = (_signature(files.status), _signature(files.journal), _signature(files.log))
+        signatures = (_signature(files.status), _signature(files.journal), _signature(files.events))
         if signatures == self._signatures:
             return False
         first = not self._signatures
         results_changed = first or signatures[:2] != self._signatures[:2]
         self._signatures = signatures
-        self._read_log()
+        self._read_events(first)
         if not results_changed:
-            return True  # the log alone: no new snapshot needed (it can be costly)
-        self._read_journal()
+            return True  # events alone: no new snapshot needed (it can be costly)
         try:
             loaded = read_state(files, self.config.competition_type)
             snapshot = load_competition(self.config, loaded).snapshot()
@@ -148,69 +125,24 @@ class CompetitionFollower:
             self.tracker.set_snapshot(snapshot)
         return True
 
-    def _emit(self, event: Event, at: float | None = None) -> None:
-        self.tracker.handle(event, at)
-
-    def _read_log(self) -> None:
-        if self._log_offset is None:
-            self._log_offset = _tail_offset(self.files.log, LOG_TAIL_BYTES)
-        data, self._log_offset = _read_from(self.files.log, self._log_offset)
+    def _read_events(self, first: bool) -> None:
+        if self._events_offset is None:
+            self._events_offset = _tail_offset(self.files.events, EVENTS_TAIL_BYTES)
+        data, self._events_offset = _read_from(self.files.events, self._events_offset)
         now_wall, now = time.time(), self.tracker.clock()
-        for raw in data.decode("utf-8", "replace").splitlines():
-            match = _STAMPED.match(raw)
-            if match is None:
-                continue
-            stamp, text = match.groups()
-            try:
-                wall = time.mktime(time.strptime(stamp, "%Y-%m-%d %H:%M:%S"))
-            except ValueError:
-                continue
-            self._log_line(text, now - max(0.0, now_wall - wall))
-
-    def _log_line(self, text: str, at: float) -> None:
         tracker = self.tracker
-        if text.startswith("run started"):
-            tracker.forget_games()
-            self._emit(RunStateChanged(RunState.RUNNING))
-        elif match := _STARTING.match(text):
-            game_id, black, white = match.groups()
-            self._emit(GameStarted(game_id, black, white, -1), at)
-        elif match := _ENDED.match(text):
-            tracker.game_ended(match.group(1))
-        elif text.startswith(("stop requested", "halting competition")):
-            self._emit(RunStateChanged(RunState.STOPPING, text))
-        elif text.startswith("run finished: "):
-            message = text.removeprefix("run finished: ")
-            tracker.forget_games()
-            self._emit(RunStateChanged(_final_state(message), message))
-        elif (match := _STDERR.match(text)) and looks_like_warning(match.group(3)):
-            game_id, player, line = match.groups()
-            self._emit(EngineWarning(game_id, player, line), at)
-
-    def _read_journal(self) -> None:
-        first = self._journal_offset is None
-        if self._journal_offset is None:
-            self._journal_offset = _tail_offset(self.files.journal, JOURNAL_TAIL_BYTES)
-        data, self._journal_offset = _read_from(self.files.journal, self._journal_offset)
         for raw in data.splitlines():
             try:
-                entry = entry_from_json(json.loads(raw))
-            except (ValueError, KeyError, TypeError):
+                fields = json.loads(raw)
+                event = event_from_json(fields)
+                wall = float(fields.get("time", now_wall))
+            except (ValueError, TypeError, AttributeError):
                 continue
-            if isinstance(entry, ResultEntry):
-                event = GameFinished(entry.result.game_id, entry.result)
-            else:
-                event = GameFinished(entry.game_id, None, entry.reason)
-            self._emit(event)
-            if not first and self.on_result is not None:
+            if isinstance(event, RunStateChanged) and event.state in _NEW_RUN_OR_ENDED:
+                tracker.forget_games()  # games a killed run left "in progress" are gone
+            tracker.handle(event, now - max(0.0, now_wall - wall))
+            if isinstance(event, GameFinished) and not first and self.on_result is not None:
                 self.on_result(event)
-
-
-def plain_result_line(event: GameFinished) -> str:
-    """The line the ringmaster prints for a finished game when stdout is not a terminal."""
-    if event.result is not None:
-        return f"game {event.game_id}: {event.result.describe()}"
-    return f"game {event.game_id}: void ({event.void_reason or 'unknown failure'})"
 
 
 async def _wait_for_quit(done: trio.CancelScope) -> None:
@@ -272,7 +204,7 @@ async def watch_competition(
     plain = not console.is_terminal or console.is_dumb_terminal
 
     def print_line(event: GameFinished) -> None:
-        print(plain_result_line(event), file=out, flush=True)
+        print(finished_line(event), file=out, flush=True)
 
     follower = CompetitionFollower(config, tracker, on_result=print_line if plain else None)
     follower.poll()

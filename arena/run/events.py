@@ -1,23 +1,32 @@
-"""Events the ringmaster emits while it runs, for the live display and other watchers.
+"""What a run tells the world: typed, frozen events, the ringmaster's only output.
 
-Events are frozen values sent on a trio memory channel.  Sending never blocks
-the arena: when a watcher falls behind and the channel's buffer is full, move
-events are dropped (the next snapshot has the truth); the others are delivered
-as long as the buffer has room.  :func:`open_event_channel` makes a suitable
-channel pair.
+The ringmaster (and everything under it) never prints, never writes a log line
+and never formats text: it emits these events on an :class:`EventBus`, and
+subscribers render them (plain lines on stdout, ``X.log``, ``X.hist`` and
+``X.events`` in :mod:`arena.output`, the live dashboard in :mod:`tui`).
+
+Every event but :class:`MovePlayed` has a JSON form (:func:`event_to_json`,
+:func:`event_from_json`): one object per line of ``X.events``, which is what
+``arena watch`` follows.  Game results in it are the journal's JSON; records
+and competition snapshots stay in memory (the watcher rebuilds the snapshot
+from ``X.status`` and ``X.journal``).
+
+A :class:`GameFinished` event is emitted only once the game's record, journal
+entry and status are durable on disk (:mod:`arena.store.writer`).
 """
 
 from __future__ import annotations
 
 import enum
 import re
-from typing import Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 import attrs
 import trio
 
 from arena.competitions.snapshots import CompetitionSnapshot
-from arena.results import GameResult
+from arena.results import GameRecord, GameResult
 from gtp.vertex import Colour, Move
 
 DEFAULT_EVENT_BUFFER: Final = 1024
@@ -34,20 +43,26 @@ class RunState(enum.Enum):
 
 @attrs.frozen
 class RunStateChanged:
+    """The run started (RUNNING, with its slots), is stopping, or ended (with the reason)."""
+
     state: RunState
     message: str = ""
+    parallel: int | None = None  # slots, with RUNNING
 
 
 @attrs.frozen
 class GameStarted:
     game_id: str
-    black: str
+    black: str  # player codes
     white: str
-    slot: int
+    slot: int  # -1 when not known (a watcher of an older run)
+    worker: str | None = None  # where the game is played, when not here
 
 
 @attrs.frozen
 class MovePlayed:
+    """The latest move of a game (at most one per game every few tens of ms)."""
+
     game_id: str
     colour: Colour
     move: Move
@@ -56,22 +71,63 @@ class MovePlayed:
 
 @attrs.frozen
 class GameFinished:
+    """A game is over and its record is durable: a counted result, or a void game."""
+
     game_id: str
-    result: GameResult | None  # None for a void game
+    black: str
+    white: str
+    result: GameResult | None  # None for a void game (replayed later)
     void_reason: str | None = None
-    # The competition after recording this game; None when the ringmaster skipped it
-    # because it would cost too much (see Ringmaster._event_snapshot).
-    snapshot: CompetitionSnapshot | None = None
+    sgf_path: str | None = None  # the record written, if any
+    counted: bool = True  # False: a duplicate of a result already counted (ignored)
+    # In memory only (not in X.events): the whole record, and the competition
+    # after this game (None when the ringmaster skipped it as too costly now).
+    record: GameRecord | None = attrs.field(default=None, eq=False, repr=False)
+    snapshot: CompetitionSnapshot | None = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen
-class EngineWarning:
-    """A line an engine wrote on stderr that reports a warning or an error."""
+class EngineStderr:
+    """A line an engine wrote on its stderr during a game."""
 
     game_id: str
     player: str
     line: str
+    warning: bool = False  # it reports a warning or an error (counted on the dashboard)
 
+
+@attrs.frozen
+class RunWarning:
+    """Something the arena itself wants the user to know (not fatal)."""
+
+    text: str
+
+
+@attrs.frozen
+class TreeDump:
+    """A tuner's description of its search tree, for the history file."""
+
+    lines: tuple[str, ...]
+
+
+@attrs.frozen
+class SnapshotTaken:
+    """The competition as it stands (sent when a run starts, before any game)."""
+
+    snapshot: CompetitionSnapshot = attrs.field(eq=False, repr=False)
+
+
+Event = (
+    RunStateChanged
+    | GameStarted
+    | MovePlayed
+    | GameFinished
+    | EngineStderr
+    | RunWarning
+    | TreeDump
+    | SnapshotTaken
+)
+Subscriber = Callable[[Event], None]
 
 _WARNING_WORDS: Final = re.compile(
     r"warn|error|exception|traceback|fatal|panic|abort|assert", re.IGNORECASE
@@ -83,23 +139,51 @@ def looks_like_warning(line: str) -> bool:
     return _WARNING_WORDS.search(line) is not None
 
 
-Event = RunStateChanged | GameStarted | MovePlayed | GameFinished | EngineWarning
+@attrs.define
+class EventBus:
+    """Hands each event to every subscriber, in order, as it is emitted.
 
+    Subscribers must be quick and must not block (the file subscribers append
+    a line; the dashboard's hands the event to a channel).  Only subscribers
+    that ask for them get :class:`MovePlayed` events, and the match runner
+    reports moves only when one does.  An exception from a subscriber
+    propagates to the ringmaster, which ends the run with it.
+    """
 
-def open_event_channel(
-    buffer: int = DEFAULT_EVENT_BUFFER,
-) -> tuple[trio.MemorySendChannel[Event], trio.MemoryReceiveChannel[Event]]:
-    return trio.open_memory_channel[Event](buffer)
+    _all: list[Subscriber] = attrs.Factory(list)
+    _moves: list[Subscriber] = attrs.Factory(list)
+
+    def subscribe(self, subscriber: Subscriber, *, moves: bool = False) -> None:
+        self._all.append(subscriber)
+        if moves:
+            self._moves.append(subscriber)
+
+    def emit(self, event: Event) -> None:
+        for subscriber in self._moves if isinstance(event, MovePlayed) else self._all:
+            subscriber(event)
+
+    @property
+    def wants_moves(self) -> bool:
+        return bool(self._moves)
+
+    @property
+    def subscribed(self) -> bool:
+        return bool(self._all)
 
 
 @attrs.define
-class EventSink:
-    """Non-blocking sender: drops events when there is no room or no receiver."""
+class ChannelSubscriber:
+    """Forwards events to a trio memory channel without ever blocking the arena.
 
-    channel: trio.MemorySendChannel[Event] | None = None
+    When the receiver falls behind and the buffer is full, events are dropped
+    (counted in ``dropped``; the next snapshot has the truth).  Once the
+    receiving end is closed, nothing more is sent.
+    """
+
+    channel: trio.MemorySendChannel[Event] | None
     dropped: int = 0
 
-    def emit(self, event: Event) -> None:
+    def __call__(self, event: Event) -> None:
         if self.channel is None:
             return
         try:
@@ -108,3 +192,123 @@ class EventSink:
             self.dropped += 1
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.channel = None
+
+
+def open_event_channel(
+    buffer: int = DEFAULT_EVENT_BUFFER,
+) -> tuple[trio.MemorySendChannel[Event], trio.MemoryReceiveChannel[Event]]:
+    return trio.open_memory_channel[Event](buffer)
+
+
+# ---------------------------------------------------------------------------
+# JSON lines (X.events)
+
+
+def event_to_json(event: Event) -> dict[str, Any] | None:
+    """The event as one JSON object for ``X.events``; None for events not written there."""
+    if isinstance(event, RunStateChanged):
+        data: dict[str, Any] = {"event": "run", "state": event.state.value}
+        if event.message:
+            data["message"] = event.message
+        if event.parallel is not None:
+            data["parallel"] = event.parallel
+        return data
+    if isinstance(event, GameStarted):
+        data = {
+            "event": "game_started",
+            "game_id": event.game_id,
+            "black": event.black,
+            "white": event.white,
+            "slot": event.slot,
+        }
+        if event.worker is not None:
+            data["worker"] = event.worker
+        return data
+    if isinstance(event, GameFinished):
+        data = {
+            "event": "game_finished",
+            "game_id": event.game_id,
+            "black": event.black,
+            "white": event.white,
+            "result": None if event.result is None else event.result.to_json(),
+        }
+        if event.void_reason is not None:
+            data["void_reason"] = event.void_reason
+        if event.sgf_path is not None:
+            data["sgf"] = event.sgf_path
+        if not event.counted:
+            data["counted"] = False
+        return data
+    if isinstance(event, EngineStderr):
+        return {
+            "event": "stderr",
+            "game_id": event.game_id,
+            "player": event.player,
+            "line": event.line,
+            "warning": event.warning,
+        }
+    if isinstance(event, RunWarning):
+        return {"event": "warning", "text": event.text}
+    if isinstance(event, TreeDump):
+        return {"event": "tree", "lines": list(event.lines)}
+    return None  # moves and snapshots
+
+
+def _text(data: Mapping[str, Any], key: str) -> str:
+    value = data[key]
+    if not isinstance(value, str):
+        raise ValueError(f"{key}: expected a string, not {value!r}")
+    return value
+
+
+def _optional_text(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return None if value is None else str(value)
+
+
+def event_from_json(data: object) -> Event:
+    """Inverse of :func:`event_to_json`; raises ValueError for anything else."""
+    if not isinstance(data, dict):
+        raise ValueError("an event is a JSON object")
+    try:
+        kind = data["event"]
+        if kind == "run":
+            parallel = data.get("parallel")
+            return RunStateChanged(
+                RunState(data["state"]),
+                str(data.get("message", "")),
+                None if parallel is None else int(parallel),
+            )
+        if kind == "game_started":
+            return GameStarted(
+                _text(data, "game_id"),
+                _text(data, "black"),
+                _text(data, "white"),
+                int(data.get("slot", -1)),
+                _optional_text(data, "worker"),
+            )
+        if kind == "game_finished":
+            raw = data.get("result")
+            return GameFinished(
+                _text(data, "game_id"),
+                _text(data, "black"),
+                _text(data, "white"),
+                None if raw is None else GameResult.from_json(raw),
+                _optional_text(data, "void_reason"),
+                _optional_text(data, "sgf"),
+                bool(data.get("counted", True)),
+            )
+        if kind == "stderr":
+            return EngineStderr(
+                _text(data, "game_id"),
+                _text(data, "player"),
+                _text(data, "line"),
+                bool(data.get("warning", False)),
+            )
+        if kind == "warning":
+            return RunWarning(_text(data, "text"))
+        if kind == "tree":
+            return TreeDump(tuple(str(line) for line in data["lines"]))
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"malformed event: {exc!r}") from exc
+    raise ValueError(f"unknown event {data.get('event')!r}")

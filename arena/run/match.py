@@ -33,7 +33,7 @@ import trio
 
 from arena.control.settings import PlayerConfig
 from arena.results import GameJob, GameRecord, GameResult, PlayedMove
-from arena.run.engines import EngineProvider, EngineSession, format_komi
+from arena.run.engines import EngineProvider, EngineSession, StderrRoute, format_komi
 from arena.run.referee import Referee, check_fixed_handicap_answer, check_free_handicap_answer
 from gtp.errors import CommandFailed, EngineGone, EngineStartError, EngineTimeout, ProtocolError
 from gtp.vertex import Colour, Move, format_vertex
@@ -379,3 +379,25 @@ def _sinks(
         (lambda line: stderr_log(code, line)) if stderr_log is not None else None,
         (lambda line: gtp_log(f"{label} {line}")) if gtp_log is not None else None,
     )
+
+
+async def play_single_game(
+    job: GameJob,
+    options: MatchOptions | None = None,
+    *,
+    stderr: StderrRoute = "log",
+    slot: int | None = None,
+) -> GameRecord:
+    """The game as one self-contained function of its job: start both engines, play, stop them.
+
+    What an executor on another machine runs (the ringmaster's local slots use
+    :func:`play_game` with engines kept between games).  Never raises for an
+    engine fault; :func:`arena.store.sgf.build_sgf` gives the record's SGF.
+    """
+    async with trio.open_nursery() as nursery:
+        provider = EngineProvider(nursery, stderr=stderr, slot=slot)
+        try:
+            return await play_game(job, provider, options)
+        finally:
+            with trio.CancelScope(shield=True):
+                await provider.close_all()

@@ -1,58 +1,67 @@
-"""The run loop: game slots in one trio nursery, recording, stopping, halting, events.
+"""The run loop: game slots in one trio nursery; the one loop every entry point uses.
 
-One run of a competition: take the run lock, restore the state (status
-snapshot plus journal), check the engines, then play games in ``parallel``
-slots.  Each slot asks the competition for its next :class:`GameJob`, plays it
-(:func:`arena.run.match.play_game`) with engines from its own
-:class:`arena.run.engines.EngineProvider` (kept between games with
-``reuse_engines``), and records the outcome: SGF first, then the journal and
-the status (:mod:`arena.store.journal`), then the history file, the event log and a
-line on stdout.
+One run of a competition: take the run lock (on disk), restore the state
+(status snapshot plus journal), check the engines, then play games in
+``parallel`` slots.  Each slot asks the competition for its next
+:class:`GameJob`, has the executor (:mod:`arena.run.executor`) play it, and
+hands the record to the competition and to the record writer
+(:mod:`arena.store.writer`), then takes the next job at once: recording
+happens off the event loop, and a game is announced as finished only once it
+is durable.
+
+The ringmaster reports only by emitting events (:mod:`arena.run.events`) on
+its bus; it never prints and never writes log text.  ``arena run`` subscribes
+the log files and either the dashboard or plain lines; the library API
+(:mod:`arena.api`) runs the same loop over an in-memory store.
 
 Stopping: Ctrl-X or ``arena stop`` (``X.cmd``) finish the games in progress;
 SIGINT/SIGTERM (Ctrl-C) stop at once, and the partial games are replayed by
 the next run; ``--max-games`` limits the games started; void games halt the run
-as Gomill does.  Every change is also sent as an event (:mod:`arena.run.events`).
+as Gomill does.
 """
 
 from __future__ import annotations
 
-import datetime
 import math
 import signal
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
-from typing import IO, Any, Final
+from typing import Final
 
 import attrs
 import trio
 
 from arena.competitions.base import Competition
 from arena.competitions.registry import make_competition
+from arena.competitions.snapshots import CompetitionSnapshot
 from arena.control.config import CompetitionConfig
-from arena.errors import RunError
+from arena.errors import RunError, lone_exception
+from arena.output.files import GtpLogs, RunFiles
 from arena.reports.text import competition_report
 from arena.results import GameJob, GameRecord
-from arena.run.engines import EngineProvider, StderrRoute, check_player
+from arena.run.engines import StderrRoute, check_player
 from arena.run.events import (
-    EngineWarning,
-    EventSink,
+    EngineStderr,
+    EventBus,
     GameFinished,
     GameStarted,
     MovePlayed,
     RunState,
     RunStateChanged,
+    RunWarning,
+    SnapshotTaken,
+    TreeDump,
     looks_like_warning,
 )
+from arena.run.executor import Executor, LocalExecutor, PlayGame
 from arena.run.keys import CTRL_X, watch_keys
-from arena.run.match import MatchOptions, play_game
+from arena.run.match import MatchOptions
 from arena.run.watchdog import Watchdog
 from arena.store.files import CompetitionFiles, RunLock
-from arena.store.journal import ResultEntry, StateStore, VoidEntry
+from arena.store.journal import JournalEntry, ResultEntry, VoidEntry, encode_json
 from arena.store.restore import apply_entries
-from arena.store.sgf import write_game_record
+from arena.store.sgf import build_sgf, record_path
+from arena.store.writer import Commit, DiskStore, MemoryStore, RecordWriter, Store
 from gtp.errors import EngineStartError
 from gtp.vertex import Colour, Move
 
@@ -64,11 +73,11 @@ MOVE_EVENT_SECONDS: Final = 0.05
 @attrs.frozen
 class RunOptions:
     parallel: int = 1
-    quiet: bool = False
     max_games: int | None = None
     log_gtp: bool = False
     keyboard: bool = True  # Ctrl-X from the terminal, when stdin is one
     handle_signals: bool = True  # SIGINT/SIGTERM stop at once (only in the main thread)
+    durable: bool = True  # fsync records, journal and status (--no-fsync: False)
 
 
 @attrs.frozen
@@ -79,40 +88,40 @@ class RunSummary:
     void_games: int
 
 
+class StartupCheckFailed(RunError):
+    """Some players failed their startup check (``failures``: player code and error)."""
+
+    def __init__(self, failures: list[tuple[str, EngineStartError]]) -> None:
+        self.failures = sorted(failures, key=lambda item: item[0])
+        super().__init__(
+            "startup check failed: "
+            + "; ".join(f"player {code!r}: {exc.message}" for code, exc in self.failures)
+        )
+
+
 def report_text(competition: Competition) -> str:
     return competition_report(competition.snapshot())
 
 
-class _TextLog:
-    """An append-only text file, one timestamped line per entry, flushed as written."""
-
-    def __init__(self, path: Path, *, timestamps: bool = True) -> None:
-        self._file: IO[str] = open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
-        self._timestamps = timestamps
-
-    def write(self, line: str) -> None:
-        if self._timestamps:
-            stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S")
-            line = f"{stamp} {line}"
-        self._file.write(line + "\n")
-
-    def close(self) -> None:
-        self._file.close()
-
-
 @attrs.define
 class Ringmaster:
-    """Runs one competition once (see module docstring)."""
+    """Runs one competition once (see module docstring).
+
+    ``files``: the competition's files (lock, journal, status, records, logs);
+    None to keep everything in memory (the library API).  ``executor``: where
+    games are played (default: here).
+    """
 
     config: CompetitionConfig
     options: RunOptions = RunOptions()
-    events: EventSink = attrs.Factory(EventSink)
-    out: IO[str] = sys.stdout
-    files: CompetitionFiles = attrs.field(init=False)
+    events: EventBus = attrs.Factory(EventBus)
+    files: CompetitionFiles | None = None
+    executor: Executor | None = None
+    store: Store = attrs.field(init=False)
     competition: Competition = attrs.field(init=False)
-    _store: StateStore = attrs.field(init=False)
-    _log: _TextLog | None = None
-    _hist: _TextLog | None = None
+    _writer: RecordWriter = attrs.field(init=False)
+    _gtp_logs: GtpLogs | None = None
+    _run_files: RunFiles | None = None  # X.log, X.hist, X.events, from the first game on
     _in_progress: dict[str, GameJob] = attrs.Factory(dict)
     _started: int = 0
     _recorded: int = 0
@@ -121,31 +130,21 @@ class Ringmaster:
     _final_state: RunState | None = None
     _final_message: str = ""
     _changed: trio.Event = attrs.Factory(trio.Event)
-    _watchdog: Watchdog = attrs.Factory(Watchdog)
+    _watchdog: Watchdog | None = None
     _snapshot_at: float = -math.inf  # when the last snapshot for an event was taken
     _snapshot_cost: float = 0.0  # and how long it took (perf_counter seconds)
+    _batch_snapshot: CompetitionSnapshot | None = None
     _next_move_event: dict[str, float] = attrs.Factory(dict)  # game id -> trio time
 
     def __attrs_post_init__(self) -> None:
-        self.files = CompetitionFiles.for_control_file(self.config.control_path)
         self.competition = make_competition(self.config)
-        self._store = StateStore(self.files, self.config.competition_type)
-
-    # -- output -------------------------------------------------------------
-
-    def _say(self, text: str) -> None:
-        if not self.options.quiet:
-            print(text, file=self.out, flush=True)
-
-    def _warn(self, text: str) -> None:
-        print(f"arena: {text}", file=sys.stderr, flush=True)
-
-    def _log_line(self, text: str) -> None:
-        if self._log is not None:
-            self._log.write(text)
-
-    def _set_state(self, state: RunState, message: str = "") -> None:
-        self.events.emit(RunStateChanged(state, message))
+        if self.files is not None:
+            self.store = DiskStore(
+                self.files, self.config.competition_type, durable=self.options.durable
+            )
+        else:
+            self.store = MemoryStore()
+        self._writer = RecordWriter(self.store, self._begin_batch)
 
     # -- stopping -----------------------------------------------------------
 
@@ -156,10 +155,7 @@ class Ringmaster:
         self._stopping = True
         self._final_state = state
         self._final_message = why
-        self._log_line(why)
-        if self._in_progress:
-            self._say(f"{why}: waiting for {len(self._in_progress)} game(s) in progress")
-        self._set_state(RunState.STOPPING, why)
+        self.events.emit(RunStateChanged(RunState.STOPPING, why))
         self._notify()
 
     def _notify(self) -> None:
@@ -169,58 +165,78 @@ class Ringmaster:
     # -- the run --------------------------------------------------------------
 
     async def run(self) -> RunSummary:
-        """Run until done or stopped.  Raises RunError (lock, state, startup checks)."""
-        lock = RunLock(self.files.lock)
+        """Run until done or stopped.  Raises RunError (lock, state, startup checks, disk)."""
+        lock = RunLock(self.files.lock) if self.files is not None else None
+        if lock is not None:
+            try:
+                lock.acquire()
+            except Exception as exc:
+                raise RunError(str(exc)) from None
         try:
-            lock.acquire()
-        except Exception as exc:
-            raise RunError(str(exc)) from None
-        try:
-            self._watchdog.start()
-            return await self._run_locked()
+            loaded = self._load()
+            if self.files is not None:
+                if self.options.log_gtp:
+                    self._gtp_logs = GtpLogs(self.files)
+                self._watchdog = Watchdog()
+                self._watchdog.start()
+            try:
+                return await self._run_loaded(loaded)
+            except BaseExceptionGroup as group:
+                raise lone_exception(group) from None
         finally:
-            self._watchdog.stop()
-            self._store.close()
-            for log in (self._log, self._hist):
-                if log is not None:
-                    log.close()
-            lock.release()
+            if self._watchdog is not None:
+                self._watchdog.stop()
+            self.store.close()
+            if self._run_files is not None:
+                self._run_files.close()
+            if lock is not None:
+                lock.release()
 
-    async def _run_locked(self) -> RunSummary:
-        loaded = self._load()
-        self._set_state(RunState.CHECKING)
+    async def _run_loaded(self, warnings: tuple[str, ...]) -> RunSummary:
+        self.events.emit(SnapshotTaken(self.competition.snapshot()))
+        self.events.emit(RunStateChanged(RunState.CHECKING))
+        executor = self.executor or self._local_executor()
         if not self.config.skip_player_checks:
-            await self._startup_checks()
-        self._log = _TextLog(self.files.log)
-        self._hist = _TextLog(self.files.hist, timestamps=False)
-        for warning in loaded:
-            self._log_line(f"warning: {warning}")
-        self.files.cmd.unlink(missing_ok=True)
-        options = self.options
-        self._log_line(f"run started (parallel {options.parallel})")
-        self._set_state(RunState.RUNNING)
+            failures = await executor.check_players(self.competition.player_checks())
+            if failures:
+                raise StartupCheckFailed(failures)
+        if self.files is not None:
+            self._run_files = RunFiles(self.files)
+            self.events.subscribe(self._run_files)
+            self.files.cmd.unlink(missing_ok=True)
+        for warning in warnings:
+            self.events.emit(RunWarning(warning))
+        self.events.emit(RunStateChanged(RunState.RUNNING, parallel=self.options.parallel))
         if self.competition.is_complete():
             self._final_state = RunState.FINISHED
             self._final_message = "competition already complete"
         else:
-            self._say(
-                f"running {self.config.code} with {options.parallel} slot(s)"
-                " (Ctrl-X or `arena stop` to stop after the games in progress)"
-            )
-            await self._play_all()
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._writer.run)
+                try:
+                    await self._play_all(executor)
+                finally:
+                    self._writer.close()
         state = self._final_state or RunState.FINISHED
         message = self._final_message or (
             "competition complete" if self.competition.is_complete() else "run finished"
         )
-        self.files.report.write_text(report_text(self.competition), encoding="utf-8")
-        self._log_line(f"run finished: {message}")
-        self._say(message)
-        self._set_state(state, message)
+        if self.files is not None:
+            self.files.report.write_text(report_text(self.competition), encoding="utf-8")
+        self.events.emit(RunStateChanged(state, message))
         return RunSummary(state, message, self._recorded, self._voids)
 
-    def _remove_stale_temporaries(self) -> None:
+    def _local_executor(self) -> LocalExecutor:
+        route: StderrRoute = "log" if self.config.stderr_to_log else "inherit"
+        return LocalExecutor(
+            stderr=route,
+            reuse_engines=self.config.reuse_engines,
+            numbered_slots=self.options.parallel > 1,
+            watch=self._watchdog.watch if self._watchdog is not None else None,
+        )
+
+    def _remove_stale_temporaries(self, files: CompetitionFiles) -> None:
         """Temporary files left by a run that was killed mid-write (we hold the lock)."""
-        files = self.files
         stale = list(files.directory.glob(f".{files.code}.*.tmp"))
         for directory in (files.games_dir, files.void_dir):
             if directory.is_dir():
@@ -229,48 +245,34 @@ class Ringmaster:
             path.unlink(missing_ok=True)
 
     def _load(self) -> tuple[str, ...]:
-        self._remove_stale_temporaries()
+        """Restore the competition from the store; the warnings about what was dropped."""
+        name = "the competition's state"
+        if self.files is not None:
+            self._remove_stale_temporaries(self.files)
+            name = self.files.status.name
         try:
-            loaded = self._store.open()
+            loaded = self.store.open()
             if loaded.competition is not None:
                 self.competition.load_state(loaded.competition)
             apply_entries(self.competition, loaded.pending)
+            if loaded.pending and self.store.wants_status:
+                self.store.commit([], [], encode_json(self.competition.to_state()))
         except Exception as exc:
-            raise RunError(f"{self.files.status.name}: {exc}") from None
-        if loaded.pending:
-            self._store.write_status(self.competition.to_state())
+            raise RunError(f"{name}: {exc}") from None
         return loaded.warnings
 
-    async def _startup_checks(self) -> None:
-        checks = self.competition.player_checks()
-        errors: list[str] = []
-
-        async def check(index: int) -> None:
-            item = checks[index]
-            try:
-                await check_player(
-                    item.player, item.settings, stderr="discard", watch=self._watchdog.watch
-                )
-            except EngineStartError as exc:
-                errors.append(f"player {item.player.code!r}: {exc.message}")
-
-        async with trio.open_nursery() as nursery:
-            for index in range(len(checks)):
-                nursery.start_soon(check, index)
-        if errors:
-            raise RunError("startup check failed: " + "; ".join(sorted(errors)))
-
-    async def _play_all(self) -> None:
+    async def _play_all(self, executor: Executor) -> None:
         with trio.CancelScope() as run_scope:
             async with trio.open_nursery() as watchers:
                 if self.options.handle_signals:
                     watchers.start_soon(self._watch_signals, run_scope)
-                watchers.start_soon(self._watch_cmd_file)
+                if self.files is not None:
+                    watchers.start_soon(self._watch_cmd_file, self.files)
                 if self.options.keyboard:
                     watchers.start_soon(watch_keys, self._on_key)
                 async with trio.open_nursery() as slots:
                     for slot in range(self.options.parallel):
-                        slots.start_soon(self._slot, slot)
+                        slots.start_soon(self._slot, executor, slot)
                 watchers.cancel_scope.cancel()
         if run_scope.cancelled_caught:
             for job in self._in_progress.values():
@@ -288,14 +290,12 @@ class Ringmaster:
                 run_scope.cancel()
                 return
 
-    async def _watch_cmd_file(self) -> None:
-        path = self.files.cmd
+    async def _watch_cmd_file(self, files: CompetitionFiles) -> None:
+        path = files.cmd
         while True:
             await trio.sleep(CMD_POLL_SECONDS)
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")
-            except FileNotFoundError:
-                continue
             except OSError:
                 continue
             path.unlink(missing_ok=True)
@@ -320,17 +320,8 @@ class Ringmaster:
             self._in_progress[job.game_id] = job
         return job
 
-    async def _slot(self, slot: int) -> None:
-        parallel = self.options.parallel
-        route: StderrRoute = "log" if self.config.stderr_to_log else "inherit"
-        async with trio.open_nursery() as engines:
-            provider = EngineProvider(
-                engines,
-                stderr=route,
-                reuse=self.config.reuse_engines,
-                slot=slot if parallel > 1 else None,
-                watch=self._watchdog.watch,
-            )
+    async def _slot(self, executor: Executor, slot: int) -> None:
+        async with executor.slot(slot) as play:
             while True:
                 job = self._next_job()
                 if job is None:
@@ -338,38 +329,29 @@ class Ringmaster:
                         break
                     await self._changed.wait()
                     continue
-                await self._play(job, slot, provider)
-            await provider.close_all()
+                await self._play(job, slot, play)
 
-    async def _play(self, job: GameJob, slot: int, provider: EngineProvider) -> None:
-        self._log_line(f"starting game {job.game_id}: {job.black.code} (b) vs {job.white.code} (w)")
+    async def _play(self, job: GameJob, slot: int, play: PlayGame) -> None:
         self.events.emit(GameStarted(job.game_id, job.black.code, job.white.code, slot))
-        gtp_log: _TextLog | None = None
-        if self.options.log_gtp:
-            self.files.gtplogs_dir.mkdir(exist_ok=True)
-            gtp_log = _TextLog(self.files.gtplogs_dir / f"{job.game_id}.log", timestamps=False)
-        log = self._log
-        game_id = job.game_id
         events = self.events
+        game_id = job.game_id
 
         def stderr_line(code: str, line: str) -> None:
-            if log is not None:
-                log.write(f"{game_id} {code} stderr: {line}")
-            if events.channel is not None and looks_like_warning(line):
-                events.emit(EngineWarning(game_id, code, line))
+            events.emit(EngineStderr(game_id, code, line, looks_like_warning(line)))
 
+        gtp_logs = self._gtp_logs
         options = MatchOptions(
             crash_result=self.config.crash_result,
             stderr_log=stderr_line,
-            gtp_log=gtp_log.write if gtp_log is not None else None,
-            on_move=self._move_event if self.events.channel is not None else None,
+            gtp_log=gtp_logs.open(game_id) if gtp_logs is not None else None,
+            on_move=self._move_event if events.wants_moves else None,
         )
         try:
-            record = await play_game(job, provider, options)
+            record = await play(job, options)
         finally:
-            if gtp_log is not None:
-                gtp_log.close()
-        self._record(job, record)
+            if gtp_logs is not None:
+                gtp_logs.close(game_id)
+        self._finished(job, record)
 
     def _move_event(self, game_id: str, colour: Colour, move: Move, moves_played: int) -> None:
         # The dashboard draws at 4 Hz: an event per move would cost more CPU than
@@ -383,14 +365,15 @@ class Ringmaster:
 
     # -- recording ------------------------------------------------------------
 
-    def _record(self, job: GameJob, record: GameRecord) -> None:
-        """SGF on disk first, then the journal and the status, then logs and events."""
+    def _finished(self, job: GameJob, record: GameRecord) -> None:
+        """Count the game, queue its record, go on; it is announced once durable."""
         self._in_progress.pop(job.game_id, None)
         self._next_move_event.pop(job.game_id, None)
         competition = self.competition
-        if self.config.record_games:
-            write_game_record(self.files, record)
         result = record.result
+        entry: JournalEntry | None
+        counted = True
+        halt_reason = None
         if result is not None:
             engines = {
                 code: description
@@ -399,38 +382,73 @@ class Ringmaster:
                 )
                 if description
             }
-            if competition.record_result(result, engines):
-                self._store.record(ResultEntry(result, engines), competition.to_state())
-                self._recorded += 1
-            text = result.describe()
-            if self._hist is not None:
-                self._hist.write(f"{job.game_id:>7} {text}")
-                for line in competition.take_history_notes():
-                    self._hist.write(line)
-            self._log_line(f"finished game {job.game_id}: {text}")
-            self._say(f"game {job.game_id}: {text}")
-            if self.events.channel is not None:
-                self.events.emit(GameFinished(job.game_id, result, snapshot=self._event_snapshot()))
+            counted = competition.record_result(result, engines)
+            entry = ResultEntry(result, engines) if counted else None
         else:
             reason = record.void_reason or "unknown failure"
             self._voids += 1
-            halt = competition.record_void(job.game_id, job.pairing, live=True)
-            self._store.record(VoidEntry(job.game_id, job.pairing, reason), competition.to_state())
-            self._log_line(f"void game {job.game_id}: {reason}")
-            self._warn(f"game {job.game_id} is void and will be replayed: {reason}")
-            if self.events.channel is not None:
-                self.events.emit(
-                    GameFinished(job.game_id, None, reason, snapshot=self._event_snapshot())
-                )
-            if halt:
-                self.request_stop(
+            if competition.record_void(job.game_id, job.pairing, live=True):
+                halt_reason = (
                     f"halting competition: too many void games in matchup {job.pairing}"
-                    f" (last: {reason})",
-                    state=RunState.HALTED,
+                    f" (last: {reason})"
                 )
+            entry = VoidEntry(job.game_id, job.pairing, reason)
+        record_file = None
+        if self.files is not None and self.config.record_games:
+            path = record_path(self.files, record)
+            if path is not None:
+                record_file = (path, build_sgf(record))
+        notes = tuple(competition.take_history_notes())
+        sgf_path = None if record_file is None else str(record_file[0])
+
+        def announce(last: bool) -> None:
+            self._announce(record, counted, sgf_path, notes, last)
+
+        self._writer.submit(Commit(entry, record_file, announce))
+        if halt_reason is not None:
+            self.request_stop(halt_reason, state=RunState.HALTED)
         self._notify()
 
-    def _event_snapshot(self) -> Any:
+    def _begin_batch(self, wants_status: bool) -> bytes | None:
+        """The writer takes a batch: the state that covers it, and the snapshot to announce.
+
+        Both cover exactly the games of the batch and every earlier one (each
+        result is counted when it is queued).
+        """
+        self._batch_snapshot = self._event_snapshot() if self.events.subscribed else None
+        return encode_json(self.competition.to_state()) if wants_status else None
+
+    def _announce(
+        self,
+        record: GameRecord,
+        counted: bool,
+        sgf_path: str | None,
+        notes: tuple[str, ...],
+        last: bool,
+    ) -> None:
+        job = record.job
+        if record.result is not None and counted:
+            self._recorded += 1
+        snapshot = None
+        if last:  # the batch's snapshot covers its every game: it goes with the last one
+            snapshot, self._batch_snapshot = self._batch_snapshot, None
+        self.events.emit(
+            GameFinished(
+                job.game_id,
+                job.black.code,
+                job.white.code,
+                record.result,
+                record.void_reason,
+                sgf_path,
+                counted,
+                record=record,
+                snapshot=snapshot,
+            )
+        )
+        if notes:
+            self.events.emit(TreeDump(notes))
+
+    def _event_snapshot(self) -> CompetitionSnapshot | None:
         """The snapshot a GameFinished event carries, or None when it would cost too much now.
 
         A big competition's snapshot can take a good part of a second (a
@@ -451,15 +469,16 @@ async def run_competition(
     config: CompetitionConfig,
     options: RunOptions | None = None,
     *,
-    events: Any = None,
-    out: IO[str] | None = None,
+    events: EventBus | None = None,
+    executor: Executor | None = None,
 ) -> RunSummary:
-    """Run a competition once; ``events`` is an optional trio MemorySendChannel."""
+    """Run a competition once on disk, next to its control file."""
     ringmaster = Ringmaster(
         config,
         options or RunOptions(),
-        EventSink(events),
-        out if out is not None else sys.stdout,
+        events or EventBus(),
+        CompetitionFiles.for_control_file(config.control_path),
+        executor,
     )
     return await ringmaster.run()
 

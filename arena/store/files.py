@@ -60,6 +60,10 @@ class CompetitionFiles:
         return self._file("hist")
 
     @property
+    def events(self) -> Path:
+        return self._file("events")
+
+    @property
     def report(self) -> Path:
         return self._file("report")
 
@@ -96,6 +100,7 @@ class CompetitionFiles:
             self.journal,
             self.log,
             self.hist,
+            self.events,
             self.report,
             self.cmd,
             self.games_dir,
@@ -108,7 +113,7 @@ class CompetitionFiles:
 # Atomic files
 
 
-def _fsync_directory(directory: Path) -> None:
+def fsync_directory(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -143,7 +148,7 @@ def atomic_write(
             os.unlink(temporary)
         raise
     if durable and sync_directory:
-        _fsync_directory(path.parent)
+        fsync_directory(path.parent)
 
 
 # ---------------------------------------------------------------------------
@@ -152,24 +157,38 @@ def atomic_write(
 
 @attrs.define
 class RunLock:
-    """An exclusive ``flock`` on ``X.lock`` for the life of a run (or a reset)."""
+    """An exclusive ``flock`` on ``X.lock`` for the life of a run (or a reset).
+
+    The file is removed when the lock is released (while still held, so no
+    one can be waiting on it); a process that wins the ``flock`` on a file
+    that has meanwhile been removed or replaced tries again on the new one.
+    A lock file left by a killed run holds no ``flock`` and is simply taken over.
+    """
 
     path: Path
     _fd: int | None = None
 
     def acquire(self) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
-                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-            finally:
-                os.close(fd)
-            who = f" (pid {holder})" if holder.isdigit() else ""
-            raise CompetitionLocked(
-                f"competition {self.path.stem!r} is already running{who}"
-            ) from None
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                try:
+                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+                finally:
+                    os.close(fd)
+                who = f" (pid {holder})" if holder.isdigit() else ""
+                raise CompetitionLocked(
+                    f"competition {self.path.stem!r} is already running{who}"
+                ) from None
+            try:
+                current = os.stat(self.path).st_ino
+            except FileNotFoundError:
+                current = None
+            if current == os.fstat(fd).st_ino:
+                break
+            os.close(fd)  # released and removed while we opened it: use the new file
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd = fd
@@ -178,7 +197,7 @@ class RunLock:
         if self._fd is not None:
             fd, self._fd = self._fd, None
             with contextlib.suppress(OSError):
-                os.ftruncate(fd, 0)
+                os.unlink(self.path)
             os.close(fd)  # closing drops the flock
 
     @property

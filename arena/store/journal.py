@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
@@ -219,12 +219,17 @@ class StateStore:
 
     def append(self, entry: JournalEntry) -> None:
         """Add one entry to the journal and make it durable."""
+        self.append_many([entry])
+
+    def append_many(self, entries: Sequence[JournalEntry]) -> None:
+        """Add entries to the journal with one write and (when durable) one fsync."""
+        if not entries:
+            return
         if self._journal_fd is None:
             self._journal_fd = os.open(
                 self.files.journal, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644
             )
-        line = json.dumps(entry.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n"
-        data = line.encode("utf-8")
+        data = b"".join(journal_line(entry) for entry in entries)
         view = memoryview(data)
         while view:
             written = os.write(self._journal_fd, view)
@@ -232,26 +237,39 @@ class StateStore:
         if self.durable:
             os.fsync(self._journal_fd)
         self._journal_bytes += len(data)
-        self._journal_records += 1
+        self._journal_records += len(entries)
 
     def write_status(self, competition: Mapping[str, Any]) -> None:
         """Atomically replace X.status with a snapshot covering the whole journal."""
-        status = {
+        self.write_status_json(encode_json(competition))
+
+    def write_status_json(self, competition: bytes) -> None:
+        """:meth:`write_status` with the competition's state already encoded as JSON."""
+        header = {
             "format": STATUS_FORMAT,
             "version": STATUS_VERSION,
             "competition_type": self.competition_type,
             "written": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "journal": {"records": self._journal_records, "bytes": self._journal_bytes},
-            "competition": competition,
         }
-        data = json.dumps(status, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        # {"format":...,"journal":{...},"competition":<state>}
+        data = encode_json(header)[:-1] + b',"competition":' + competition + b"}\n"
         # No directory fsync: see the module docstring.
-        atomic_write(self.files.status, data + b"\n", durable=self.durable, sync_directory=False)
+        atomic_write(self.files.status, data, durable=self.durable, sync_directory=False)
 
     def record(self, entry: JournalEntry, competition: Mapping[str, Any]) -> None:
         """Journal one entry, then rewrite the status (the SGF must already be on disk)."""
         self.append(entry)
         self.write_status(competition)
+
+
+def encode_json(value: object) -> bytes:
+    """Compact UTF-8 JSON, as the state files hold it."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def journal_line(entry: JournalEntry) -> bytes:
+    return encode_json(entry.to_json()) + b"\n"
 
 
 def iter_journal(files: CompetitionFiles) -> Iterator[JournalEntry]:

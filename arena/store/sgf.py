@@ -131,6 +131,13 @@ def build_sgf(record: GameRecord) -> bytes:
     return data
 
 
+def record_path(files: CompetitionFiles, record: GameRecord) -> Path | None:
+    """Where Gomill puts a game's record; a void game's only if a move was played."""
+    if record.is_void:
+        return files.void_sgf_path(record.job.game_id) if record.moves else None
+    return files.sgf_path(record.job.game_id)
+
+
 def write_game_record(files: CompetitionFiles, record: GameRecord) -> Path | None:
     """Write the record where Gomill puts it; void games only if a move was played.
 

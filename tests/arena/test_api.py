@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from sgfmill import sgf
 
 from arena.api import engine, play_match
+from arena.store.files import CompetitionFiles
+from arena.store.journal import iter_journal
 from gtp.errors import EngineStartError
 
 from .fakes import fake_command
@@ -91,3 +96,71 @@ def test_the_pytest_plugin_gives_engine_authors_fixtures(pytester: pytest.Pytest
     )
     outcome = pytester.runpytest_subprocess("-p", "arena.pytest_plugin", "-q")
     outcome.assert_outcomes(passed=1)
+
+
+def _record_summary(path: Path) -> tuple[object, ...]:
+    """What a game record says, leaving out when it was played."""
+    game = sgf.Sgf_game.from_bytes(path.read_bytes())
+    root = game.get_root()
+    properties = {
+        name: root.get_raw(name) for name in root.properties() if name not in ("DT", "C")
+    }
+    comment = [
+        line
+        for line in root.get("C").splitlines()
+        if not line.startswith(("Date ", "CPU time: "))  # when, and how long it took
+    ]
+    moves = [node.get_move() for node in game.get_main_sequence()[1:]]
+    return properties, comment, moves
+
+
+async def test_play_match_records_exactly_what_arena_run_records(tmp_path: Path) -> None:
+    first = (sys.executable, "-m", "engines.random", "--seed", "3")
+    second = (sys.executable, "-m", "engines.random", "--seed", "4")
+    by_run, by_api = tmp_path / "run", tmp_path / "api"
+    by_run.mkdir()
+    (by_run / "match.ctl").write_text(
+        "competition_type = 'playoff'\n"
+        f"players = {{'first': Player({list(first)!r}), 'second': Player({list(second)!r})}}\n"
+        "board_size = 7\nkomi = 7.5\nscorer = 'internal'\nmove_limit = 200\n"
+        "matchups = [Matchup('first', 'second', id='match', alternating=True,"
+        " number_of_games=3)]\n"
+    )
+    done = subprocess.run(
+        ["arena", "run", str(by_run / "match.ctl"), "-q"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    result = await play_match(
+        engine(first, code="first"),
+        engine(second, code="second"),
+        games=3,
+        board_size=7,
+        move_limit=200,
+        record_dir=by_api,
+    )
+    assert [r.sgf_result for r in result.results]  # the games were played
+    run_records = sorted((by_run / "match.games").iterdir())
+    api_records = sorted((by_api / "match.games").iterdir())
+    assert [p.name for p in run_records] == [p.name for p in api_records] == [
+        "match_0.sgf",
+        "match_1.sgf",
+        "match_2.sgf",
+    ]
+    for ours, theirs in zip(run_records, api_records, strict=True):
+        assert _record_summary(ours) == _record_summary(theirs)
+    run_results = [e.to_json() for e in iter_journal(CompetitionFiles(by_run, "match"))]
+    api_results = [e.to_json() for e in iter_journal(CompetitionFiles(by_api, "match"))]
+    for entries in (run_results, api_results):
+        for entry in entries:
+            entry["result"]["cpu_black"] = entry["result"]["cpu_white"] = None
+    assert sorted(run_results, key=str) == sorted(api_results, key=str)
+
+
+async def test_a_second_match_in_the_same_directory_gets_its_own_files(tmp_path: Path) -> None:
+    first = engine(fake_command("--moves=D4,E4"), code="first")
+    second = engine(fake_command("--moves=D6,E6"), code="second")
+    await play_match(first, second, games=1, record_dir=tmp_path)
+    again = await play_match(first, second, games=2, record_dir=tmp_path)
+    assert again.games == 2  # not "already complete"
+    assert len(list((tmp_path / "match.games").iterdir())) == 1
+    assert len(list((tmp_path / "match-2.games").iterdir())) == 2

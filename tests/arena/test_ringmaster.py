@@ -12,7 +12,16 @@ from sgfmill import sgf
 
 from arena.control.config import CompetitionConfig
 from arena.control.loader import load_control_file
-from arena.run.events import GameFinished, GameStarted, MovePlayed, RunState, RunStateChanged
+from arena.output.plain import PlainLines
+from arena.run.events import (
+    Event,
+    EventBus,
+    GameFinished,
+    GameStarted,
+    MovePlayed,
+    RunState,
+    RunStateChanged,
+)
 from arena.run.ringmaster import RunError, RunOptions, RunSummary, run_competition
 from arena.store.files import CompetitionFiles, RunLock
 from arena.store.journal import ResultEntry, VoidEntry, iter_journal
@@ -47,11 +56,20 @@ def write_competition(
 
 
 async def run(
-    config: CompetitionConfig, *, events: object = None, **options: object
+    config: CompetitionConfig,
+    *,
+    events: list[Event] | None = None,
+    quiet: bool = False,
+    **options: object,
 ) -> tuple[RunSummary, str]:
+    """Run in-process with the plain lines of ``arena run`` (returned) and every event."""
     out = io.StringIO()
+    bus = EventBus()
+    bus.subscribe(PlainLines(config.code, quiet=quiet, out=out, err=io.StringIO()))
+    if events is not None:
+        bus.subscribe(events.append, moves=True)
     run_options = RunOptions(keyboard=False, handle_signals=False, **options)  # type: ignore[arg-type]
-    summary = await run_competition(config, run_options, events=events, out=out)
+    summary = await run_competition(config, run_options, events=bus)
     return summary, out.getvalue()
 
 
@@ -134,7 +152,7 @@ async def test_a_missing_engine_fails_the_startup_check_and_nothing_is_recorded(
     with pytest.raises(RunError, match="startup check failed: player 'a': cannot start"):
         await run(config)
     left = sorted(p.name for p in tmp_path.iterdir())
-    assert left == ["comp.ctl", "comp.lock"]
+    assert left == ["comp.ctl"]
 
 
 async def test_a_second_run_is_refused_while_one_holds_the_lock(tmp_path: Path) -> None:
@@ -186,10 +204,8 @@ async def test_cancelled_games_are_replayed_on_the_next_run(tmp_path: Path) -> N
 
 async def test_events_describe_the_run(tmp_path: Path) -> None:
     config = write_competition(tmp_path, games=2)
-    send, receive = trio.open_memory_channel[object](10000)
-    await run(config, events=send)
-    send.close()
-    events = [event async for event in receive]
+    events: list[Event] = []
+    await run(config, events=events)
     states = [e.state for e in events if isinstance(e, RunStateChanged)]
     assert states == [RunState.CHECKING, RunState.RUNNING, RunState.FINISHED]
     started = [e.game_id for e in events if isinstance(e, GameStarted)]

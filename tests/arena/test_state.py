@@ -38,6 +38,7 @@ def test_gomill_file_names(tmp_path: Path) -> None:
         "comp.journal",
         "comp.log",
         "comp.hist",
+        "comp.events",
         "comp.report",
         "comp.cmd",
         "comp.games",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
 from pathlib import Path
@@ -37,8 +36,8 @@ def gnugo_ctl(directory: Path, gnugo: str, matchups: str, extra: str = "") -> Co
 
 
 async def run(config: CompetitionConfig, parallel: int = 2) -> list[ResultEntry]:
-    options = RunOptions(parallel=parallel, quiet=True, keyboard=False, handle_signals=False)
-    summary = await run_competition(config, options, out=io.StringIO())
+    options = RunOptions(parallel=parallel, keyboard=False, handle_signals=False)
+    summary = await run_competition(config, options)
     assert summary.state is RunState.FINISHED, summary.message
     files = CompetitionFiles.for_control_file(config.control_path)
     entries = [e for e in iter_journal(files) if isinstance(e, ResultEntry)]
@@ -113,4 +112,4 @@ def test_the_console_script_refuses_a_missing_engine_binary(tmp_path: Path, gnug
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert "startup check failed: player 'ghost': cannot start" in done.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["missing.ctl", "missing.lock"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["missing.ctl"]

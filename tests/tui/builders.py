@@ -18,6 +18,14 @@ from tui.dashboard import render_dashboard
 from tui.tracker import DashboardView, RunTracker
 
 
+def game_finished(
+    game_id: str, result: GameResult | None = None, void_reason: str | None = None
+) -> GameFinished:
+    """The event of a finished game (void when there is no result)."""
+    black, white = (result.black, result.white) if result is not None else ("a", "b")
+    return GameFinished(game_id, black, white, result, void_reason)
+
+
 class FakeClock:
     def __init__(self, now: float = 100.0) -> None:
         self.now = now
@@ -114,7 +122,7 @@ def tracker_for(
     for result in play(competition, finished):
         clock.now += seconds_per_game
         tracker.handle(GameStarted(result.game_id, result.black, result.white, 0))
-        tracker.handle(GameFinished(result.game_id, result))
+        tracker.handle(game_finished(result.game_id, result))
     for slot in range(in_progress):
         job = competition.next_job()
         if job is None:

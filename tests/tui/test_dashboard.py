@@ -15,7 +15,7 @@ import attrs
 import pytest
 from rich.cells import cell_len
 
-from arena.run.events import EngineWarning, RunState, RunStateChanged
+from arena.run.events import EngineStderr, RunState, RunStateChanged
 from tui.competition_tables import grid_lines
 from tui.dashboard import dashboard_lines, final_lines
 from tui.tables import Column, table_lines
@@ -83,7 +83,7 @@ def halted(directory: Path) -> DashboardView:
 def with_warnings(directory: Path) -> DashboardView:
     tracker = tracker_for(playoff(directory), finished=2, in_progress=1)
     for n in range(3):
-        tracker.handle(EngineWarning("0_02", "player01", f"warning: low memory ({n})"))
+        tracker.handle(EngineStderr("0_02", "player01", f"warning: low memory ({n})", warning=True))
     return tracker.view()
 
 

@@ -8,8 +8,7 @@ import pytest
 
 from arena.results import EndReason, GameResult
 from arena.run.events import (
-    EngineWarning,
-    GameFinished,
+    EngineStderr,
     GameStarted,
     MovePlayed,
     RunState,
@@ -18,7 +17,7 @@ from arena.run.events import (
 from gtp.vertex import PASS, Colour
 from tui.tracker import RunTracker
 
-from .builders import FakeClock, playoff, tracker_for
+from .builders import FakeClock, game_finished, playoff, tracker_for
 
 
 def result(
@@ -46,7 +45,7 @@ def test_recent_results_say_how_each_game_ended(
     game: GameResult | None, text: str, how: str
 ) -> None:
     tracker = RunTracker("x", clock=FakeClock())
-    tracker.handle(GameFinished("0_1", game, None if game else "engine bob died"))
+    tracker.handle(game_finished("0_1", game, None if game else "engine bob died"))
     (recent,) = tracker.view().recent
     assert (recent.game_id, recent.text, recent.how) == ("0_1", text, how)
 
@@ -64,7 +63,7 @@ def test_games_in_progress_follow_the_events() -> None:
         ("0_0", "alice", 0, 5.0, 0),
         ("0_1", "bob", 7, 3.0, 1),
     ]
-    tracker.handle(GameFinished("0_0", result(EndReason.RESIGN, game_id="0_0")))
+    tracker.handle(game_finished("0_0", result(EndReason.RESIGN, game_id="0_0")))
     assert [g.game_id for g in tracker.view().in_progress] == ["0_1"]
     assert [r.game_id for r in tracker.view().recent] == ["0_0"]
 
@@ -72,16 +71,16 @@ def test_games_in_progress_follow_the_events() -> None:
 def test_recent_results_are_the_last_eight_newest_first() -> None:
     tracker = RunTracker("x", clock=FakeClock())
     for n in range(12):
-        tracker.handle(GameFinished(f"0_{n}", result(EndReason.RESIGN, game_id=f"0_{n}")))
+        tracker.handle(game_finished(f"0_{n}", result(EndReason.RESIGN, game_id=f"0_{n}")))
     assert [r.game_id for r in tracker.view().recent] == [f"0_{n}" for n in range(11, 3, -1)]
 
 
 def test_counters_without_competition_tallies_come_from_events() -> None:
     tracker = RunTracker("x", clock=FakeClock())
     for end in (EndReason.FORFEIT, EndReason.FORFEIT, EndReason.TIME, EndReason.RESIGN):
-        tracker.handle(GameFinished("0_1", result(end)))
-    tracker.handle(GameFinished("0_2", None, "crashed"))
-    tracker.handle(EngineWarning("0_3", "bob", "Warning: hash table full"))
+        tracker.handle(game_finished("0_1", result(end)))
+    tracker.handle(game_finished("0_2", None, "crashed"))
+    tracker.handle(EngineStderr("0_3", "bob", "Warning: hash table full", warning=True))
     tracker.add_warning("arena: game 0_2 is void and will be replayed")
     view = tracker.view()
     assert (view.counts.forfeits, view.counts.timeouts, view.counts.voids) == (2, 1, 1)
@@ -96,8 +95,8 @@ def test_only_changes_of_state_are_urgent() -> None:
     tracker = RunTracker("x", clock=FakeClock())
     assert not tracker.handle(GameStarted("0_1", "a", "b", 0))
     assert not tracker.handle(MovePlayed("0_1", Colour.BLACK, PASS, 1))
-    assert not tracker.handle(EngineWarning("0_1", "a", "error"))
-    assert not tracker.handle(GameFinished("0_1", result(EndReason.RESIGN)))
+    assert not tracker.handle(EngineStderr("0_1", "a", "error", warning=True))
+    assert not tracker.handle(game_finished("0_1", result(EndReason.RESIGN)))
     assert tracker.handle(RunStateChanged(RunState.STOPPING, "stop requested (Ctrl-X)"))
     view = tracker.view()
     assert (view.state, view.message) == (RunState.STOPPING, "stop requested (Ctrl-X)")
@@ -121,8 +120,8 @@ def test_eta_of_a_run_limited_by_max_games(tmp_path: Path) -> None:
     for n in range(4):
         tracker.handle(GameStarted(f"0_{n}", "player00", "player01", 0))
     clock.now = 4.0
-    tracker.handle(GameFinished("0_0", result(EndReason.RESIGN, game_id="0_0")))
-    tracker.handle(GameFinished("0_1", result(EndReason.RESIGN, game_id="0_1")))
+    tracker.handle(game_finished("0_0", result(EndReason.RESIGN, game_id="0_0")))
+    tracker.handle(game_finished("0_1", result(EndReason.RESIGN, game_id="0_1")))
     view = tracker.view()
     assert view.games_total is None and view.games_done == 2
     # 4 started, 2 running, 4 more to start: 6 games at 0.5 games/s
@@ -135,8 +134,8 @@ def test_results_without_snapshot_count_until_the_next_one(tmp_path: Path) -> No
     competition = playoff(tmp_path)
     tracker = RunTracker("league", clock=FakeClock())
     tracker.set_snapshot(competition.snapshot())
-    tracker.handle(GameFinished("0_00", result(EndReason.RESIGN, game_id="0_00")))
-    tracker.handle(GameFinished("0_01", None, "crashed"))  # void: not a game done
+    tracker.handle(game_finished("0_00", result(EndReason.RESIGN, game_id="0_00")))
+    tracker.handle(game_finished("0_01", None, "crashed"))  # void: not a game done
     assert tracker.view().games_done == 1
     tracker.set_snapshot(competition.snapshot())  # the competition never counted it
     assert tracker.view().games_done == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 import sys
 import time
@@ -12,12 +13,23 @@ import pytest
 import trio
 from rich.console import Console
 
+import arena.output.files
 from arena.control.config import CompetitionConfig
 from arena.control.loader import load_control_file
-from arena.run.events import Event, GameStarted, RunState, RunStateChanged
+from arena.results import EndReason, GameResult
+from arena.run.events import (
+    EngineStderr,
+    Event,
+    GameFinished,
+    GameStarted,
+    RunState,
+    RunStateChanged,
+    event_to_json,
+)
 from arena.run.ringmaster import RunOptions, run_competition
 from arena.store.files import CompetitionFiles, is_running
 from arena.store.journal import ResultEntry, iter_journal
+from gtp.vertex import Colour
 from tui.tracker import RunTracker
 from tui.watch import CompetitionFollower, watch_competition
 
@@ -46,7 +58,7 @@ def journal_ids(config: CompetitionConfig) -> list[str]:
     return [e.result.game_id for e in iter_journal(files) if isinstance(e, ResultEntry)]
 
 
-QUIET = RunOptions(parallel=2, quiet=True, keyboard=False, handle_signals=False)
+QUIET = RunOptions(parallel=2, keyboard=False, handle_signals=False)
 
 
 async def test_a_finished_competition(tmp_path: Path) -> None:
@@ -61,61 +73,66 @@ async def test_a_finished_competition(tmp_path: Path) -> None:
     assert sorted(r.game_id for r in view.recent) == sorted(journal_ids(config))
 
 
-def stamp(seconds_ago: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time() - seconds_ago))
+def write_events(path: Path, events: list[Event]) -> None:
+    """X.events as a run writes it, the first event 30 seconds ago, then one a second."""
+    lines = []
+    for n, event in enumerate(events):
+        data = event_to_json(event)
+        assert data is not None
+        data["time"] = time.time() - 30 + n
+        lines.append(json.dumps(data) + "\n")
+    path.write_text("".join(lines))
 
 
-LOG_CASES = {
+def started(game_id: str, slot: int = 0) -> GameStarted:
+    return GameStarted(game_id, "alpha", "beta", slot)
+
+
+RESIGN = GameResult("0_0", "alpha", "beta", Colour.BLACK, EndReason.RESIGN)
+RUNNING = RunStateChanged(RunState.RUNNING, parallel=2)
+
+EVENT_CASES = {
     "games in progress": (
         [
-            "run started (parallel 2)",
-            "starting game 0_0: alpha (b) vs beta (w)",
-            "starting game 0_1: beta (b) vs alpha (w)",
-            "starting game 0_2: alpha (b) vs beta (w)",
-            "finished game 0_0: alpha beat beta B+R",
-            "void game 0_1: alpha (white): engine died",
+            RUNNING,
+            started("0_0"),
+            started("0_1", 1),
+            started("0_2"),
+            GameFinished("0_0", "alpha", "beta", RESIGN),
+            GameFinished("0_1", "beta", "alpha", None, "alpha (white): engine died"),
         ],
         ["0_2"],
         RunState.RUNNING,
         [],
     ),
     "a stop request": (
-        [
-            "run started (parallel 2)",
-            "starting game 0_3: alpha (b) vs beta (w)",
-            "stop requested (Ctrl-X)",
-        ],
+        [RUNNING, started("0_3"), RunStateChanged(RunState.STOPPING, "stop requested (Ctrl-X)")],
         ["0_3"],
         RunState.STOPPING,
         [],
     ),
     "engine warnings only": (
         [
-            "run started (parallel 1)",
-            "starting game 0_4: alpha (b) vs beta (w)",
-            "0_4 alpha stderr: thinking...",
-            "0_4 beta stderr: WARNING: out of memory",
+            RUNNING,
+            started("0_4"),
+            EngineStderr("0_4", "alpha", "thinking..."),
+            EngineStderr("0_4", "beta", "WARNING: out of memory", warning=True),
         ],
         ["0_4"],
         RunState.RUNNING,
         ["beta (0_4): WARNING: out of memory"],
     ),
     "a new run forgets the games of an interrupted one": (
-        [
-            "run started (parallel 1)",
-            "starting game 0_5: alpha (b) vs beta (w)",
-            "run started (parallel 1)",
-            "starting game 0_6: alpha (b) vs beta (w)",
-        ],
+        [RUNNING, started("0_5"), RUNNING, started("0_6")],
         ["0_6"],
         RunState.RUNNING,
         [],
     ),
     "a run that ended": (
         [
-            "run started (parallel 1)",
-            "starting game 0_7: alpha (b) vs beta (w)",
-            "run finished: interrupted; games 0_7 will be replayed",
+            RUNNING,
+            started("0_7"),
+            RunStateChanged(RunState.STOPPED, "interrupted; games 0_7 will be replayed"),
         ],
         [],
         RunState.STOPPED,
@@ -125,20 +142,19 @@ LOG_CASES = {
 
 
 @pytest.mark.parametrize(
-    ("lines", "running", "state", "warnings"), LOG_CASES.values(), ids=LOG_CASES.keys()
+    ("events", "running", "state", "warnings"), EVENT_CASES.values(), ids=EVENT_CASES.keys()
 )
-def test_the_log_tells_what_is_going_on(
-    tmp_path: Path, lines: list[str], running: list[str], state: RunState, warnings: list[str]
+def test_the_events_tell_what_is_going_on(
+    tmp_path: Path, events: list[Event], running: list[str], state: RunState, warnings: list[str]
 ) -> None:
     config = paced_config(tmp_path, games=10)
-    log = CompetitionFiles.for_control_file(config.control_path).log
-    log.write_text("".join(f"{stamp(30 - n)} {line}\n" for n, line in enumerate(lines)))
+    write_events(CompetitionFiles.for_control_file(config.control_path).events, events)
     tracker = RunTracker("watched", watching=True)
     CompetitionFollower(config, tracker).poll()
     view = tracker.view()
     assert [g.game_id for g in view.in_progress] == running
-    assert all(g.moves is None and g.slot is None for g in view.in_progress)
-    assert all(20 <= g.elapsed <= 40 for g in view.in_progress)  # from the log's timestamps
+    assert all(g.moves is None for g in view.in_progress)
+    assert all(20 <= g.elapsed <= 40 for g in view.in_progress)  # from the events' times
     assert view.state is state
     assert list(view.warnings) == warnings
 
@@ -153,25 +169,29 @@ class RecordingTracker(RunTracker):
     def handle(self, event: Event, at: float | None = None) -> bool:
         if isinstance(event, GameStarted):
             self.seen.append(("started", event.game_id))
+        elif isinstance(event, GameFinished):
+            self.seen.append(("ended", event.game_id))
         elif isinstance(event, RunStateChanged):
             self.seen.append(("state", event.state.value))
         return super().handle(event, at)
 
-    def game_ended(self, game_id: str) -> None:
-        self.seen.append(("ended", game_id))
-        super().game_ended(game_id)
 
-
-async def test_the_watcher_understands_every_line_a_real_run_logs(tmp_path: Path) -> None:
-    # The watcher reads the ringmaster's log by its wording: a real run's log,
-    # read back, must give every game's start and end and the run's start and end.
+async def test_the_watcher_follows_a_real_run_whatever_its_log_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The watcher reads X.events, not X.log: change every log line's wording
+    # and a real run, read back, still gives every game's start and end and
+    # the run's start and end.
+    monkeypatch.setattr(arena.output.files, "log_line", lambda event: "reworded")
     config = paced_config(tmp_path, games=4, delay=0.002)
     await run_competition(config, QUIET)
+    log = CompetitionFiles.for_control_file(config.control_path).log.read_text()
+    assert "starting game" not in log and "reworded" in log
     tracker = RecordingTracker()
     CompetitionFollower(config, tracker).poll()
     games = journal_ids(config)
     assert len(games) == 4
-    seen = tracker.seen
+    seen = [item for item in tracker.seen if item != ("state", RunState.CHECKING.value)]
     assert seen[0] == ("state", RunState.RUNNING.value)
     assert seen[-1] == ("state", RunState.FINISHED.value)
     assert sorted(g for kind, g in seen if kind == "started") == sorted(games)

@@ -1,0 +1,90 @@
+"""The run's text files, written by subscribers to its events: ``X.log``, ``X.hist``, ``X.events``.
+
+* ``X.log``: one timestamped line per event worth a line (:func:`arena.output.wording.log_line`):
+  runs starting and ending, games starting and finishing, void games, engine
+  stderr lines (when ``stderr_to_log``), warnings;
+* ``X.hist``: each counted result, and the tuners' tree dumps;
+* ``X.events``: one JSON object per event (moves excluded), with its wall-clock
+  ``time``; this is what ``arena watch`` follows.
+
+All three are appended to, line by line, and survive between runs (``arena
+reset`` deletes them).  :class:`GtpLogs` opens ``X.gtplogs/<game>.log`` for
+``--log-gtp``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+import attrs
+
+from arena.output.wording import history_lines, log_line
+from arena.run.events import Event, event_to_json
+from arena.store.files import CompetitionFiles
+
+
+def _open_append(path: Path) -> IO[str]:
+    return open(path, "a", encoding="utf-8", buffering=1)
+
+
+def _stamp() -> str:
+    return datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S")
+
+
+@attrs.define
+class RunFiles:
+    """Subscriber: appends each event to ``X.log``, ``X.hist`` and ``X.events``."""
+
+    files: CompetitionFiles
+    _log: IO[str] = attrs.field(init=False)
+    _hist: IO[str] = attrs.field(init=False)
+    _events: IO[str] = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._log = _open_append(self.files.log)
+        self._hist = _open_append(self.files.hist)
+        self._events = _open_append(self.files.events)
+
+    def __call__(self, event: Event) -> None:
+        line = log_line(event)
+        if line is not None:
+            self._log.write(f"{_stamp()} {line}\n")
+        for text in history_lines(event):
+            self._hist.write(text + "\n")
+        data = event_to_json(event)
+        if data is not None:
+            data["time"] = round(time.time(), 3)
+            self._events.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def close(self) -> None:
+        for file in (self._log, self._hist, self._events):
+            file.close()
+
+
+@attrs.define
+class GtpLogs:
+    """``--log-gtp``: every command and response of a game in ``X.gtplogs/<game id>.log``."""
+
+    files: CompetitionFiles
+    _open: dict[str, IO[str]] = attrs.Factory(dict)
+
+    def open(self, game_id: str) -> Callable[[str], None]:
+        """Where the game's traffic lines go (until :meth:`close`)."""
+        self.files.gtplogs_dir.mkdir(exist_ok=True)
+        file = _open_append(self.files.gtplogs_dir / f"{game_id}.log")
+        self._open[game_id] = file
+
+        def write(line: str) -> None:
+            file.write(line + "\n")
+
+        return write
+
+    def close(self, game_id: str) -> None:
+        file = self._open.pop(game_id, None)
+        if file is not None:
+            file.close()

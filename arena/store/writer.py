@@ -1,0 +1,216 @@
+"""Recording off the event loop: finished games made durable in a thread, with group commit.
+
+The ringmaster hands each finished game to :meth:`RecordWriter.submit` and goes
+on at once.  One writer task takes everything waiting, asks for the
+competition's state as it stands (which covers exactly those games and every
+earlier one), and hands the blocking work to a worker thread:
+
+1. each game's SGF file: written to a temporary file, fsynced, renamed into
+   place; then each directory written to is fsynced once;
+2. the batch's journal entries: one append, one fsync;
+3. ``X.status``: replaced atomically (temporary file, fsync, rename).
+
+Games that finish while a batch is being written share the next fsyncs.  Only
+when its batch is durable is a game announced (the ``on_durable`` callback,
+on the trio thread), so what is reported as finished survives a SIGKILL or a
+power loss; a game killed before that is simply replayed by the next run.
+
+Two stores: :class:`DiskStore` (the competition's files; ``durable=False``
+skips every fsync, for users who do not care about power loss) and
+:class:`MemoryStore` (nothing on disk: the library API without a record
+directory).  CPU work (building the SGF, encoding JSON) stays on the trio
+thread, so the thread holds the GIL only between system calls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import attrs
+import trio
+
+from arena.errors import RunError
+from arena.store.files import CompetitionFiles, fsync_directory
+from arena.store.journal import JournalEntry, LoadedState, StateStore
+
+
+@attrs.frozen
+class Commit:
+    """One finished game to make durable."""
+
+    entry: JournalEntry | None  # None: nothing to journal (a void game of the library API)
+    record: tuple[Path, bytes] | None  # the SGF file and its bytes, if one is kept
+    # Called on the trio thread once durable; True for the last game of its batch.
+    on_durable: Callable[[bool], None] = attrs.field(eq=False)
+
+
+class Store(Protocol):
+    """Where a run's records, journal and status go."""
+
+    def open(self) -> LoadedState:
+        """What is already recorded (call while holding the run lock, if any)."""
+        ...
+
+    def commit(self, records: Sequence[tuple[Path, bytes]], entries: Sequence[JournalEntry],
+               status: bytes | None) -> None:
+        """Make a batch durable (blocking: called in a worker thread)."""
+        ...
+
+    @property
+    def wants_status(self) -> bool:
+        """Whether :meth:`commit` needs the competition's state."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def write_files(records: Sequence[tuple[Path, bytes]], *, durable: bool) -> None:
+    """Replace each file atomically; with ``durable``, fsync each file, then each directory once."""
+    directories: set[Path] = set()
+    made: set[Path] = set()
+    for path, data in records:
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        except FileNotFoundError:
+            if path.parent in made:
+                raise
+            path.parent.mkdir(parents=True, exist_ok=True)  # made on first use
+            made.add(path.parent)
+            directories.add(path.parent.parent)
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.replace(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        directories.add(path.parent)
+    if durable:
+        for directory in sorted(directories, key=lambda p: len(p.parts), reverse=True):
+            fsync_directory(directory)
+
+
+@attrs.define
+class DiskStore:
+    """The competition's files: ``X.games/``, ``X.void/``, ``X.journal``, ``X.status``."""
+
+    files: CompetitionFiles
+    competition_type: str
+    durable: bool = True
+    _state: StateStore = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._state = StateStore(self.files, self.competition_type, durable=self.durable)
+
+    def open(self) -> LoadedState:
+        return self._state.open()
+
+    @property
+    def wants_status(self) -> bool:
+        return True
+
+    def commit(
+        self,
+        records: Sequence[tuple[Path, bytes]],
+        entries: Sequence[JournalEntry],
+        status: bytes | None,
+    ) -> None:
+        write_files(records, durable=self.durable)
+        self._state.append_many(entries)
+        if status is not None:
+            self._state.write_status_json(status)
+
+    def close(self) -> None:
+        self._state.close()
+
+
+@attrs.define
+class MemoryStore:
+    """Nothing on disk: records and entries are kept in memory (the library API)."""
+
+    records: dict[Path, bytes] = attrs.Factory(dict)
+    entries: list[JournalEntry] = attrs.Factory(list)
+
+    def open(self) -> LoadedState:
+        return LoadedState(None, tuple(self.entries))
+
+    @property
+    def wants_status(self) -> bool:
+        return False
+
+    def commit(
+        self,
+        records: Sequence[tuple[Path, bytes]],
+        entries: Sequence[JournalEntry],
+        status: bytes | None,
+    ) -> None:
+        self.records.update(records)
+        self.entries.extend(entries)
+
+    def close(self) -> None:
+        pass
+
+
+@attrs.define
+class RecordWriter:
+    """The writer task and its queue (see module docstring).
+
+    ``begin`` is called as a batch is taken, with whether the store wants the
+    competition's state, and returns that state encoded (or None).  Run
+    :meth:`run` in a nursery; :meth:`close` lets it finish what is queued and
+    return.  A failed write raises :class:`RunError`.
+    """
+
+    store: Store
+    begin: Callable[[bool], bytes | None]
+    batches: int = 0  # how many commits (for tests and benchmarks)
+    _queue: list[Commit] = attrs.Factory(list)
+    _wakeup: trio.Event = attrs.Factory(trio.Event)
+    _closed: bool = False
+
+    def submit(self, commit: Commit) -> None:
+        if self._closed:
+            raise RuntimeError("the record writer is closed")
+        self._queue.append(commit)
+        self._wakeup.set()
+
+    def close(self) -> None:
+        self._closed = True
+        self._wakeup.set()
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    async def run(self) -> None:
+        while True:
+            if not self._queue:
+                if self._closed:
+                    return
+                await self._wakeup.wait()
+                self._wakeup = trio.Event()
+                continue
+            batch, self._queue = self._queue, []
+            records = [commit.record for commit in batch if commit.record is not None]
+            entries = [commit.entry for commit in batch if commit.entry is not None]
+            status = self.begin(bool(entries) and self.store.wants_status)
+            try:
+                await trio.to_thread.run_sync(self.store.commit, records, entries, status)
+            except OSError as exc:
+                raise RunError(f"cannot record finished games: {exc}") from exc
+            self.batches += 1
+            for index, commit in enumerate(batch, 1):
+                commit.on_durable(index == len(batch))
