@@ -4,11 +4,19 @@ Black fills the left part of the board and White the right part, column by
 column, so no stone is ever captured: 30 moves each on 9x9 and 149 each on
 19x19, then both pass (games of 62 and 300 moves).  Blocking I/O and no
 imports beyond the standard library keep its own cost negligible.
+
+With ``ARENA_BENCH_TIMES=DIR`` in its environment the engine notes, on
+CLOCK_MONOTONIC, when each command line arrived and when each response was
+flushed, and writes them at exit to ``DIR/<GOMILL_SLOT>-<pid>.times`` (one
+``r NS`` or ``s NS`` line each, ``q`` before the time of the quit response),
+for ``benchmarks/harness_latency.py``.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 
 LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 MOVES_PER_SIDE = {9: 30, 19: 149}
@@ -34,7 +42,24 @@ def move_lists(size: int) -> dict[str, list[str]]:
     return {"b": black[:count], "w": white[:count]}
 
 
+def write_times(directory: str, times: list[str]) -> None:
+    slot = os.environ.get("GOMILL_SLOT", "0")
+    with open(os.path.join(directory, f"{slot}-{os.getpid()}.times"), "w") as file:
+        file.write("\n".join(times) + "\n")
+
+
 def main() -> int:
+    directory = os.environ.get("ARENA_BENCH_TIMES")
+    times: list[str] = []
+    try:
+        return serve(times if directory else None)
+    finally:
+        if directory:
+            write_times(directory, times)
+
+
+def serve(times: list[str] | None) -> int:
+    now = time.monotonic_ns
     size = 19
     lists = move_lists(size)
     played = {"b": 0, "w": 0}
@@ -43,6 +68,8 @@ def main() -> int:
         line = read()
         if not line:
             return 0
+        if times is not None:
+            times.append(f"r {now()}")
         words = line.split()
         if not words:
             continue
@@ -73,9 +100,13 @@ def main() -> int:
         elif command == "quit":
             write(f"={ident}\n\n")
             flush()
+            if times is not None:
+                times.append(f"q {now()}")
             return 0
         write(f"={ident} {answer}\n\n" if answer else f"={ident}\n\n")
         flush()
+        if times is not None:
+            times.append(f"s {now()}")
 
 
 if __name__ == "__main__":
