@@ -4,9 +4,9 @@ Owns the real game (a ``gtp.board.Board`` with simple ko and no suicide, plus
 komi, setup stones and the clocks) and maps every GTP command the engine
 supports onto it and onto :class:`~engines.mcts.search.Search`.  The search
 runs in slices of a few milliseconds with a trio checkpoint between them, so
-``quit`` (checked between slices) and the end of input (which cancels the
-handler) are honoured within a fraction of a second even during a long
-``genmove``.
+that the server can read input meanwhile and stop at once when the
+controller closes the engine's output.  A ``quit`` or the end of input queued
+behind a ``genmove`` waits for its full answer (see :mod:`gtp.server`).
 
 Scoring and statuses (``final_score``, ``final_status_list``,
 ``kgs-genmove_cleanup``) come from the ownership that a search of the
@@ -350,13 +350,10 @@ class MctsEngine:
         deadline = None if budget is None else time.perf_counter() + budget
         done = 0
         batch = 4
-        server = self.server
         while True:
             if playouts and done >= playouts:
                 break
             if deadline is not None and time.perf_counter() >= deadline:
-                break
-            if server is not None and server.quit_requested:
                 break
             count = batch if not playouts else min(batch, playouts - done)
             batch = self._run_slice(search, count)
