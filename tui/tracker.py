@@ -3,7 +3,8 @@
 :class:`RunTracker` is fed the ringmaster's events (:mod:`arena.run.events`) by the
 live display, or events rebuilt from the competition's files by ``arena
 watch`` (:mod:`tui.watch`), and answers :meth:`RunTracker.view` at any moment.
-It keeps the games in progress, the last results, the counters and the last
+It keeps the games in progress, the last results (seeded from the journal
+when a run resumes, :meth:`RunTracker.add_past_results`), the counters and the last
 engine warnings, and the latest competition snapshot (turned into a view by
 :mod:`tui.views` only when a frame is drawn, so a game result costs little).
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import collections
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import attrs
@@ -38,6 +39,7 @@ from arena.run.events import (
     SnapshotTaken,
     TreeDump,
 )
+from arena.store.journal import JournalEntry, ResultEntry
 from tui.views import CompetitionDetail, CompetitionView, Counts, competition_view
 
 RECENT_RESULTS: Final = 8
@@ -106,6 +108,12 @@ class DashboardView:
 
 def how_it_ended(result: GameResult) -> str:
     return "jigo" if result.is_jigo else _HOW[result.end]
+
+
+def _result_view(game_id: str, result: GameResult | None, void_reason: str | None) -> ResultView:
+    if result is None:
+        return ResultView(game_id, f"void: {void_reason or 'unknown failure'}", "void")
+    return ResultView(game_id, result.describe(), how_it_ended(result))
 
 
 @attrs.define
@@ -196,19 +204,25 @@ class RunTracker:
             self._unsnapshotted += 1
         if result is None:
             self._voids += 1
-            self._recent.appendleft(
-                ResultView(event.game_id, f"void: {event.void_reason or 'unknown failure'}", "void")
-            )
-        else:
-            if result.end is EndReason.FORFEIT:
-                self._forfeits += 1
-            elif result.end is EndReason.TIME:
-                self._timeouts += 1
-            self._recent.appendleft(
-                ResultView(event.game_id, result.describe(), how_it_ended(result))
-            )
+        elif result.end is EndReason.FORFEIT:
+            self._forfeits += 1
+        elif result.end is EndReason.TIME:
+            self._timeouts += 1
+        self._recent.appendleft(_result_view(event.game_id, result, event.void_reason))
         if event.snapshot is not None:
             self.set_snapshot(event.snapshot)
+
+    def add_past_results(self, entries: Sequence[JournalEntry]) -> None:
+        """Results of earlier runs (journal entries, oldest first) to show as the recent ones.
+
+        They are not counted again: the competition's snapshot has them.
+        """
+        for entry in entries:
+            if isinstance(entry, ResultEntry):
+                view = _result_view(entry.result.game_id, entry.result, None)
+            else:
+                view = _result_view(entry.game_id, None, entry.reason)
+            self._recent.appendleft(view)
 
     def game_ended(self, game_id: str) -> None:
         """Forget a game in progress without a result (a watcher saw it end in the log)."""
