@@ -74,6 +74,13 @@ async def test_an_engine_that_cannot_start_raises() -> None:
         await play_match("/no/such/engine", fake_command(), games=1)
 
 
+async def test_an_engine_that_fails_its_check_is_named_with_its_command() -> None:
+    with pytest.raises(EngineStartError) as info:
+        await play_match(engine(["cat"], code="mine"), fake_command(), games=1)
+    assert str(info.value).startswith("engine 'mine': failed the startup check: ")
+    assert str(info.value).endswith(" (command: cat)")
+
+
 async def test_repeated_crashes_halt_the_match() -> None:
     result = await play_match(fake_command("--crash-at=1"), fake_command(), games=3)
     assert result.results == () and result.halted is not None
@@ -96,6 +103,57 @@ def test_the_pytest_plugin_gives_engine_authors_fixtures(pytester: pytest.Pytest
     )
     outcome = pytester.runpytest_subprocess("-p", "arena.pytest_plugin", "-q")
     outcome.assert_outcomes(passed=1)
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_pytest_example() -> dict[str, str]:
+    """The README's conftest.py and test file, exactly as written there."""
+    text = README.read_text()
+    start = text.index("```python\n# conftest.py\n") + len("```python\n")
+    block = text[start : text.index("```", start)]
+    conftest, test_file = block.split("# test_my_engine.py\n")
+    return {"conftest.py": conftest, "test_my_engine.py": test_file}
+
+
+def fresh_project(pytester: pytest.Pytester, engine_script: str | None) -> None:
+    """A project with only the README's two files (no pytest.ini) and the author's engine."""
+    for name, text in readme_pytest_example().items():
+        (pytester.path / name).write_text(text)
+    if engine_script is not None:
+        engine_path = pytester.path / "my-engine"
+        engine_path.write_text(engine_script)
+        engine_path.chmod(0o755)
+    assert sorted(p.name for p in pytester.path.iterdir()) == sorted(
+        ["conftest.py", "test_my_engine.py"] + ([] if engine_script is None else ["my-engine"])
+    )
+
+
+def test_the_readme_pytest_example_runs_verbatim_in_a_fresh_project(
+    pytester: pytest.Pytester,
+) -> None:
+    # The author's engine: here the sample engine, which beats the random player.
+    engine_script = (
+        f"#!/bin/sh\nexec {sys.executable} -m engines.mcts --playouts 40 --seed 1\n"
+    )
+    fresh_project(pytester, engine_script)
+    outcome = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    outcome.assert_outcomes(passed=1)
+
+
+def test_a_missing_engine_fails_the_test_with_one_line(pytester: pytest.Pytester) -> None:
+    fresh_project(pytester, None)
+    outcome = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    outcome.assert_outcomes(failed=1)
+    lines = outcome.outlines
+    header = next(i for i, line in enumerate(lines) if "test_my_engine_beats_random" in line)
+    summary = next(i for i, line in enumerate(lines) if "short test summary info" in line)
+    command = f"{pytester.path / 'my-engine'} --gtp"
+    assert lines[header + 1 : summary] == [
+        f"engine 'mine': cannot start '{command}': No such file or directory"
+    ]
+    assert "ExceptionGroup" not in outcome.stdout.str()
 
 
 def _record_summary(path: Path) -> tuple[object, ...]:
