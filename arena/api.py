@@ -79,15 +79,15 @@ class MatchResult:
     records: tuple[GameRecord, ...]
     halted: str | None = None  # why the match stopped early, if it did
 
-    def wins(self, player: str) -> float:
-        """Games won by ``player`` (a jigo counts half)."""
+    def wins(self, player: str) -> int | float:
+        """Games won by ``player``: an int, or a float ending in .5 when jigos count half."""
         total = 0.0
         for result in self.results:
             if result.is_jigo:
                 total += 0.5
             elif result.winning_player == player:
                 total += 1
-        return total
+        return int(total) if total.is_integer() else total
 
     @property
     def games(self) -> int:

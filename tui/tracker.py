@@ -10,6 +10,8 @@ engine warnings, and the latest competition snapshot (turned into a view by
 
 Games per second are measured from the competition's own count of games
 done, between the moment the run started (or the watcher attached) and now;
+once the run has ended, over the whole run (its results between the start and
+the end, as the events tell them, also to a watcher that came later);
 the ETA divides what is left (of the competition, or of ``--max-games``) by
 that rate.  Results that come without a snapshot (the ringmaster skips
 snapshots that would cost too much) count as done until the next snapshot.
@@ -43,6 +45,7 @@ from arena.store.journal import JournalEntry, ResultEntry
 from tui.views import CompetitionDetail, CompetitionView, Counts, competition_view
 
 RECENT_RESULTS: Final = 8
+_ENDED: Final = frozenset({RunState.FINISHED, RunState.STOPPED, RunState.HALTED})
 WARNING_LINES: Final = 5
 
 KEY_HELP_RUN: Final = "Ctrl-X stop after the games in progress · Ctrl-C stop now"
@@ -153,6 +156,10 @@ class RunTracker:
     _started: int = 0  # games started in this run
     _origin: tuple[float, int] | None = None  # (time, games done) the rate is measured from
     _unsnapshotted: int = 0  # results that came after the latest snapshot
+    # The run as a whole: when it started running, results since, when it ended.
+    _run_started: float | None = None
+    _run_results: int = 0
+    _run_ended: float | None = None
 
     # -- input ------------------------------------------------------------------
 
@@ -191,6 +198,9 @@ class RunTracker:
         if event.state is RunState.RUNNING and self._state is not RunState.RUNNING:
             self._origin = None
             self._mark_origin(now)
+            self._run_started, self._run_results, self._run_ended = now, 0, None
+        elif event.state in _ENDED and self._run_ended is None:
+            self._run_ended = now
         self._state = event.state
         self._message = event.message
         return True
@@ -202,6 +212,7 @@ class RunTracker:
             return  # a duplicate of a result already counted
         if result is not None:
             self._unsnapshotted += 1
+            self._run_results += 1
         if result is None:
             self._voids += 1
         elif result.end is EndReason.FORFEIT:
@@ -272,12 +283,21 @@ class RunTracker:
         return Counts(self._forfeits, self._timeouts, self._voids, self._engine_errors)
 
     def _rate(self, done: int, now: float) -> float | None:
+        if self._state in _ENDED:
+            return self._run_rate()
         if self._origin is None:
             return None
         since, done_then = self._origin
         if done <= done_then or now <= since:
             return None
         return (done - done_then) / (now - since)
+
+    def _run_rate(self) -> float | None:
+        """Games per second over the whole run that ended (what ``arena watch`` shows after it)."""
+        start, end = self._run_started, self._run_ended
+        if start is None or end is None or end <= start or not self._run_results:
+            return None
+        return self._run_results / (end - start)
 
     def _remaining(self, competition: CompetitionView | None, done: int) -> int | None:
         if self._state is RunState.STOPPING:

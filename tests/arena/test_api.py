@@ -6,13 +6,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
 from sgfmill import sgf
 
-from arena.api import engine, play_match
+from arena.api import MatchResult, engine, play_match
+from arena.results import EndReason, GameResult
 from arena.store.files import CompetitionFiles
 from arena.store.journal import iter_journal
 from gtp.errors import EngineStartError
+from gtp.vertex import Colour
 
 from .fakes import fake_command
 
@@ -30,6 +33,7 @@ async def test_play_match_returns_structured_results(tmp_path: Path) -> None:
         ("first", "second", "W+0.5"),
     ]
     assert (result.wins("first"), result.wins("second")) == (1, 2)
+    assert f"{result.wins('first')} of {result.games}" == "1 of 3"  # not "1.0 of 3"
     assert sorted(p.name for p in (tmp_path / "match.games").iterdir()) == [
         "match_0.sgf",
         "match_1.sgf",
@@ -222,3 +226,13 @@ async def test_a_second_match_in_the_same_directory_gets_its_own_files(tmp_path:
     assert again.games == 2  # not "already complete"
     assert len(list((tmp_path / "match.games").iterdir())) == 1
     assert len(list((tmp_path / "match-2.games").iterdir())) == 2
+
+
+def test_wins_are_whole_numbers_unless_a_jigo_counts_half() -> None:
+    def game(n: int, winner: Colour | None) -> GameResult:
+        return GameResult(f"match_{n}", "a", "b", winner, EndReason.SCORE, 0.5, 10)
+
+    result = MatchResult("a", "b", tuple(game(n, Colour.BLACK) for n in range(4)), (), ())
+    assert repr(result.wins("a")) == "4" and repr(result.wins("b")) == "0"
+    with_jigo = attrs.evolve(result, results=(*result.results, game(4, None)))
+    assert repr(with_jigo.wins("a")) == "4.5"
