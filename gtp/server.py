@@ -14,8 +14,9 @@ engine`` thinks and plays a real move), and then the session ends.  Neither
 ``quit`` nor the end of input cuts a running command short.  Promptness on
 shutdown is the controller's to ask for: when the engine's output is closed
 (a write fails with EPIPE, or, on standard output, the reading end is seen to
-close while a command runs) the serve loop stops at once, cancelling the
-handler; a termination signal ends the process (Python's default action).
+close, which is watched all the time) the serve loop stops at once,
+cancelling any handler at work; a termination signal ends the process
+(Python's default action).
 
 A handler returns a string, or an awaitable of one.  Input is read by one task
 all the time, so that an open-ended command (live analysis runs "until the
