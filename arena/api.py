@@ -16,7 +16,8 @@ Example (inside a trio program or a pytest-trio test)::
 The match is a one-matchup playoff played by the same run loop as ``arena
 run`` (colours alternate by default, void games are replayed and the match
 halts when they repeat).  Startup checks run first and raise
-:class:`gtp.errors.EngineStartError` for an engine that cannot play.  With
+:class:`gtp.errors.EngineStartError` for an engine that cannot play (its
+message names the engine and its command).  With
 ``record_dir`` the match is recorded there as a competition (SGF files,
 journal, logs) exactly as ``arena run`` records one.
 """
@@ -24,6 +25,7 @@ journal, logs) exactly as ``arena run`` records one.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,7 @@ from arena.run.events import Event, EventBus, GameFinished, RunState
 from arena.run.executor import LocalExecutor
 from arena.run.ringmaster import Ringmaster, RunOptions, StartupCheckFailed
 from arena.store.files import CompetitionFiles
+from gtp.errors import EngineStartError
 
 PlayerSpec = PlayerConfig | str | Sequence[str]
 
@@ -76,15 +79,15 @@ class MatchResult:
     records: tuple[GameRecord, ...]
     halted: str | None = None  # why the match stopped early, if it did
 
-    def wins(self, player: str) -> float:
-        """Games won by ``player`` (a jigo counts half)."""
+    def wins(self, player: str) -> int | float:
+        """Games won by ``player``: an int, or a float ending in .5 when jigos count half."""
         total = 0.0
         for result in self.results:
             if result.is_jigo:
                 total += 0.5
             elif result.winning_player == player:
                 total += 1
-        return total
+        return int(total) if total.is_integer() else total
 
     @property
     def games(self) -> int:
@@ -110,6 +113,14 @@ def _settings(board_size: int, komi: float, extra: dict[str, Any]) -> GameSettin
         return build_game_settings(values, where)
     except ControlFileError as exc:
         raise ValueError(str(exc)) from None
+
+
+def _naming_the_command(error: EngineStartError, player: PlayerConfig) -> EngineStartError:
+    """The startup failure, naming the engine's command when the message does not yet."""
+    command = shlex.join(player.command)
+    if command in error.message or " ".join(player.command) in error.message:
+        return error
+    return EngineStartError(f"{error.message} (command: {command})", engine=error.engine)
 
 
 def _free_code(directory: Path) -> str:
@@ -218,7 +229,8 @@ async def play_match(
     try:
         summary = await ringmaster.run()
     except StartupCheckFailed as exc:
-        raise exc.failures[0][1] from None
+        code, error = exc.failures[0]
+        raise _naming_the_command(error, config.players[code]) from None
     return MatchResult(
         player_1=first.code,
         player_2=second.code,

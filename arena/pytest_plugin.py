@@ -4,12 +4,17 @@ Enable it in your ``conftest.py`` (or with ``pytest -p arena.pytest_plugin``)::
 
     pytest_plugins = ["arena.pytest_plugin"]
 
-and write trio tests (pytest-trio) such as::
+and write async tests such as::
 
     async def test_my_engine_beats_random(arena_play_match, arena_engine, arena_random_player):
         mine = arena_engine(["./my-engine", "--gtp"], code="mine", move_timeout=10)
         result = await arena_play_match(mine, arena_random_player, games=4)
         assert result.wins("mine") >= 3
+
+An async test that uses one of these fixtures runs under trio (pytest-trio)
+without ``trio_mode`` or a marker: the plugin marks it.  An engine that
+cannot start fails the test with one line naming the engine and its command,
+not a traceback through the run loop.
 
 Fixtures: ``arena_play_match`` (:func:`arena.api.play_match`, recording SGF
 files in a temporary directory), ``arena_engine`` (:func:`arena.api.engine`),
@@ -19,9 +24,10 @@ files in a temporary directory), ``arena_engine`` (:func:`arena.api.engine`),
 
 from __future__ import annotations
 
+import inspect
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +35,47 @@ import pytest
 
 from arena.api import MatchResult, engine, play_match
 from arena.control.settings import PlayerConfig
+from arena.errors import lone_exception
+from gtp.errors import EngineStartError
 
 GNUGO_NAMES = ("gnugo", "/usr/games/gnugo")
+FIXTURES = (
+    "arena_record_dir",
+    "arena_play_match",
+    "arena_engine",
+    "arena_random_player",
+    "arena_gnugo_player",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the async tests that use the arena's fixtures under trio."""
+    for item in items:
+        if not isinstance(item, pytest.Function) or item.get_closest_marker("trio"):
+            continue
+        if not inspect.iscoroutinefunction(item.obj):
+            continue
+        if not set(FIXTURES).intersection(item.fixturenames):
+            continue
+        if not config.pluginmanager.hasplugin("trio"):
+            raise pytest.UsageError(
+                "arena.pytest_plugin runs async tests with pytest-trio:"
+                " pip install pytest-trio"
+            )
+        item.add_marker(pytest.mark.trio)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """An engine that cannot start: one line naming it and its command."""
+    report = yield
+    if report.failed and call.excinfo is not None:
+        error = lone_exception(call.excinfo.value)  # trio wraps a task's error in a group
+        if isinstance(error, EngineStartError):
+            report.longrepr = str(error)
+    return report
 
 
 @pytest.fixture

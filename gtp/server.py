@@ -8,17 +8,22 @@ argument errors (``ValueError``, which includes ``VertexError``); ``?`` with a
 one-line message (traceback to stderr) for a handler bug.  Parsing and
 formatting live in :mod:`gtp.protocol`; this module only moves bytes.
 
+The rule, as GNU Go keeps it: every command received before ``quit`` or the end
+of input is answered, in order and with full effort (``echo 'genmove b' |
+engine`` thinks and plays a real move), and then the session ends.  Neither
+``quit`` nor the end of input cuts a running command short.  Promptness on
+shutdown is the controller's to ask for: when the engine's output is closed
+(a write fails with EPIPE, or, on standard output, the reading end is seen to
+close, which is watched all the time) the serve loop stops at once,
+cancelling any handler at work; a termination signal ends the process
+(Python's default action).
+
 A handler returns a string, or an awaitable of one.  Input is read by one task
-all the time, so that while an asynchronous handler runs (a search, live
-analysis) it can poll :attr:`GtpServer.quit_requested` and
-:attr:`GtpServer.input_pending` to stop early.  End of input means the controller
-is gone: :attr:`GtpServer.quit_requested` becomes true so that the handler in
-progress (and any that would start later) can finish early with a real answer;
-one that is still running :data:`EOF_GRACE_SECONDS` later is cancelled and
-answered ``? interrupted by end of input``.  The commands read before the end
-are all answered, and the loop returns.  A closed
-output ends the loop quietly.  :func:`run_stdio` is the entry point for engines
-run as programs.
+all the time, so that an open-ended command (live analysis runs "until the
+next line") can poll :attr:`GtpServer.input_pending` and
+:attr:`GtpServer.input_ended` to know when to finish; commands with a result
+of their own (``genmove``) must not look at them.  :func:`run_stdio` is the
+entry point for engines run as programs.
 """
 
 from __future__ import annotations
@@ -27,11 +32,12 @@ import contextlib
 import errno
 import inspect
 import os
+import select
 import sys
 import traceback
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Final, TypeVar
+from typing import Final, Protocol, TypeVar, runtime_checkable
 
 import attrs
 import trio
@@ -50,8 +56,9 @@ _AnyHandler = TypeVar("_AnyHandler", bound=Handler)
 
 RECEIVE_BYTES: Final = 65536
 EXIT_INTERRUPTED: Final = 130
-# How long a handler still running at end of input may take to finish early.
-EOF_GRACE_SECONDS: Final = 0.5
+# Where epoll is missing, how often standard output is checked for a closed
+# reading end.
+OUTPUT_POLL_SECONDS: Final = 0.25
 
 
 class GtpFailure(Exception):
@@ -74,6 +81,14 @@ RAW_RESPONSE_DONE: Final = _RawResponse("")
 _BROKEN_STREAM_ERRORS: Final = (trio.BrokenResourceError, trio.ClosedResourceError)
 
 
+@runtime_checkable
+class WatchedOutput(Protocol):
+    """A send stream that can tell when its reader has gone (:class:`GtpServer` watches it)."""
+
+    async def wait_reader_gone(self) -> None:
+        """Return once nobody can read what is sent any more; may never return."""
+
+
 @attrs.define
 class GtpServer:
     """An engine's GTP front end: register handlers, then :meth:`serve`."""
@@ -90,9 +105,7 @@ class GtpServer:
     _lines_received: int = attrs.field(init=False, default=0)
     _current: Command | None = attrs.field(init=False, default=None)
     _current_line: int = attrs.field(init=False, default=0)
-    _quit_requested: bool = attrs.field(init=False, default=False)
     _eof: bool = attrs.field(init=False, default=False)
-    _handler_scope: trio.CancelScope | None = attrs.field(init=False, default=None)
     _send_stream: trio.abc.SendStream | None = attrs.field(init=False, default=None)
     _output_closed: bool = attrs.field(init=False, default=False)
     _worker_busy: bool = attrs.field(init=False, default=False)
@@ -135,9 +148,9 @@ class GtpServer:
     # ------------------------------------------------------ state for handlers
 
     @property
-    def quit_requested(self) -> bool:
-        """True once a ``quit`` line or the end of input has arrived."""
-        return self._quit_requested
+    def input_ended(self) -> bool:
+        """True once the end of input has arrived (commands read before it are still answered)."""
+        return self._eof
 
     @property
     def input_pending(self) -> bool:
@@ -175,6 +188,8 @@ class GtpServer:
         async with trio.open_nursery() as nursery:
             self._stop_scope = nursery.cancel_scope
             nursery.start_soon(self._work, send_stream)
+            if isinstance(send_stream, WatchedOutput):
+                nursery.start_soon(self._watch_output, send_stream)
             try:
                 await self._read(receive_stream, send_stream)
             finally:
@@ -202,9 +217,7 @@ class GtpServer:
         self._lines_received = 0
         self._current = None
         self._current_line = 0
-        self._quit_requested = False
         self._eof = False
-        self._handler_scope = None
         self._send_stream = send_stream
         self._output_closed = False
         self._worker_busy = False
@@ -214,7 +227,7 @@ class GtpServer:
     # handler costs one pass of the event loop.  A handler that returns an
     # awaitable, and every command that arrives while one runs, goes to the
     # worker task; the reader keeps reading meanwhile, which is what makes
-    # quit_requested, input_pending and the cancellation at end of input work.
+    # input_pending and input_ended work.
 
     async def _read(
         self, receive_stream: trio.abc.ReceiveStream, send_stream: trio.abc.SendStream
@@ -229,9 +242,6 @@ class GtpServer:
             if not data:
                 items = self._number(reader.close())
                 self._eof = True
-                self._quit_requested = True
-                if self._handler_scope is not None:
-                    self._handler_scope.deadline = trio.current_time() + EOF_GRACE_SECONDS
                 if await self._dispatch(items, send_stream) or not self._worker_busy:
                     return
                 self._wakeup.unpark_all()
@@ -252,8 +262,6 @@ class GtpServer:
         if data.find(b"\n") == len(data) - 1:  # the common case: one whole line
             items = [(item, self._lines_received) for item in reader.feed(data)]
             self._lines_received += 1
-            if items and _is_quit(items[0][0]):
-                self._quit_requested = True
             return items
         items = []
         start = 0
@@ -265,8 +273,6 @@ class GtpServer:
                 break
             for item in reader.feed(data[start : newline + 1]):
                 items.append((item, self._lines_received))
-                if isinstance(item, Command) and item.name == "quit":
-                    self._quit_requested = True
             self._lines_received += 1
             start = newline + 1
         return items
@@ -331,6 +337,12 @@ class GtpServer:
         if self._stop_scope is not None:
             self._stop_scope.cancel()
 
+    async def _watch_output(self, send_stream: WatchedOutput) -> None:
+        # Nobody will read the answer: stop now rather than after the search.
+        await send_stream.wait_reader_gone()
+        self._output_closed = True
+        self._stop()
+
     def _start(self, item: Command | BadCommandLine, line: int) -> bytes | Awaitable[str] | None:
         """Run a handler up to its first await: response bytes, an awaitable, or None.
 
@@ -359,20 +371,11 @@ class GtpServer:
         self._current = command
         self._current_line = line
         try:
-            with trio.CancelScope() as scope:
-                self._handler_scope = scope
-                if self._eof:
-                    # The controller is gone: no long work (quit_requested is set).
-                    scope.deadline = trio.current_time() + EOF_GRACE_SECONDS
-                result = await awaitable
-            if scope.cancelled_caught:
-                return format_response(False, "interrupted by end of input", command.id)
-            return self._success(command, result)
+            return self._success(command, await awaitable)
         except Exception as exc:
             return self._failure(command, exc)
         finally:
             self._current = None
-            self._handler_scope = None
 
     def _success(self, command: Command, result: object) -> bytes | None:
         if result is RAW_RESPONSE_DONE:
@@ -488,6 +491,29 @@ class _FdOutput(trio.abc.SendStream):
 
     async def wait_send_all_might_not_block(self) -> None:
         await trio.lowlevel.wait_writable(self._fd)
+
+    async def wait_reader_gone(self) -> None:
+        """Return when the reading end of the pipe (or the terminal) has gone away.
+
+        An epoll set holding only this descriptor, with no events asked for,
+        still reports the error and hang-up conditions, and the set's own
+        descriptor is readable exactly then; trio waits on that.  A regular
+        file never goes away (epoll refuses it): wait forever.
+        """
+        fd = self._fd
+        if not hasattr(select, "epoll"):
+            poller = select.poll()
+            poller.register(fd, 0)
+            while not poller.poll(0):
+                await trio.sleep(OUTPUT_POLL_SECONDS)
+            return
+        with select.epoll() as watcher:
+            try:
+                watcher.register(fd, 0)
+            except OSError:
+                await trio.sleep_forever()
+            while not watcher.poll(0):
+                await trio.lowlevel.wait_readable(watcher.fileno())
 
     def close(self) -> None:
         """Put the descriptor back in the blocking mode it had; it stays open."""

@@ -118,6 +118,19 @@ def parse_move_answer(text: str, size: int) -> Move:
     return PASS if point is None else Move(point)
 
 
+def parse_stone_list(words: list[str] | tuple[str, ...], size: int) -> list[Point]:
+    """Distinct on-board points (handicap stones); VertexError for pass or a repeat."""
+    points: list[Point] = []
+    for word in words:
+        point = parse_vertex(word, size)
+        if point is None:
+            raise VertexError("pass is not a stone")
+        if point in points:
+            raise VertexError(f"repeated vertex: {word!r}")
+        points.append(point)
+    return points
+
+
 def parse_colour_and_vertex(
     args: tuple[str, ...] | list[str], size: int
 ) -> tuple[Colour, Point | None]:

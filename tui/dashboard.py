@@ -83,8 +83,12 @@ def progress_line(view: DashboardView, width: int) -> Text:
     running = len(view.in_progress)
     if running:
         parts.append(f"{running} running")
-    parts.append("--.-- games/s" if view.rate is None else f"{view.rate:.2f} games/s")
-    if view.state in (RunState.CHECKING, RunState.RUNNING, RunState.STOPPING):
+    live = view.state in (RunState.CHECKING, RunState.RUNNING, RunState.STOPPING)
+    if view.rate is not None:
+        parts.append(f"{view.rate:.2f} games/s")
+    elif live:
+        parts.append("--.-- games/s")  # not measured yet
+    if live:
         parts.append("ETA --" if view.eta is None else f"ETA {format_duration(view.eta)}")
     figures = " · ".join(parts)
     text = Text(no_wrap=True, overflow="crop", end="")

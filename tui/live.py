@@ -38,8 +38,10 @@ from arena.run.events import ChannelSubscriber, Event, EventBus, open_event_chan
 from arena.run.executor import Executor
 from arena.run.keys import stdin_is_foreground_terminal
 from arena.run.ringmaster import RunOptions, RunSummary, run_competition
+from arena.store.files import CompetitionFiles
+from arena.store.journal import last_journal_entries
 from tui.dashboard import final_lines, render_dashboard
-from tui.tracker import KEY_HELP_NO_KEYS, KEY_HELP_RUN, RunTracker
+from tui.tracker import KEY_HELP_NO_KEYS, KEY_HELP_RUN, RECENT_RESULTS, RunTracker
 
 FRAME_SECONDS: Final = 0.25  # at most 4 frames a second
 BATCH_SECONDS: Final = 0.05  # events are taken in batches at most this far apart
@@ -152,6 +154,9 @@ async def run_with_display(
         max_games=options.max_games,
         key_help=KEY_HELP_RUN if keys else KEY_HELP_NO_KEYS,
     )
+    # A resumed run shows the last results at once, not after its first game.
+    files = CompetitionFiles.for_control_file(config.control_path)
+    tracker.add_past_results(last_journal_entries(files, RECENT_RESULTS))
     send, receive = open_event_channel(EVENT_BUFFER)
     events.subscribe(ChannelSubscriber(send), moves=True)
     outcome: list[RunSummary] = []

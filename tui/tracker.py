@@ -3,12 +3,15 @@
 :class:`RunTracker` is fed the ringmaster's events (:mod:`arena.run.events`) by the
 live display, or events rebuilt from the competition's files by ``arena
 watch`` (:mod:`tui.watch`), and answers :meth:`RunTracker.view` at any moment.
-It keeps the games in progress, the last results, the counters and the last
+It keeps the games in progress, the last results (seeded from the journal
+when a run resumes, :meth:`RunTracker.add_past_results`), the counters and the last
 engine warnings, and the latest competition snapshot (turned into a view by
 :mod:`tui.views` only when a frame is drawn, so a game result costs little).
 
 Games per second are measured from the competition's own count of games
 done, between the moment the run started (or the watcher attached) and now;
+once the run has ended, over the whole run (its results between the start and
+the end, as the events tell them, also to a watcher that came later);
 the ETA divides what is left (of the competition, or of ``--max-games``) by
 that rate.  Results that come without a snapshot (the ringmaster skips
 snapshots that would cost too much) count as done until the next snapshot.
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import collections
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import attrs
@@ -38,9 +41,11 @@ from arena.run.events import (
     SnapshotTaken,
     TreeDump,
 )
+from arena.store.journal import JournalEntry, ResultEntry
 from tui.views import CompetitionDetail, CompetitionView, Counts, competition_view
 
 RECENT_RESULTS: Final = 8
+_ENDED: Final = frozenset({RunState.FINISHED, RunState.STOPPED, RunState.HALTED})
 WARNING_LINES: Final = 5
 
 KEY_HELP_RUN: Final = "Ctrl-X stop after the games in progress · Ctrl-C stop now"
@@ -108,6 +113,12 @@ def how_it_ended(result: GameResult) -> str:
     return "jigo" if result.is_jigo else _HOW[result.end]
 
 
+def _result_view(game_id: str, result: GameResult | None, void_reason: str | None) -> ResultView:
+    if result is None:
+        return ResultView(game_id, f"void: {void_reason or 'unknown failure'}", "void")
+    return ResultView(game_id, result.describe(), how_it_ended(result))
+
+
 @attrs.define
 class _LiveGame:
     black: str
@@ -145,6 +156,10 @@ class RunTracker:
     _started: int = 0  # games started in this run
     _origin: tuple[float, int] | None = None  # (time, games done) the rate is measured from
     _unsnapshotted: int = 0  # results that came after the latest snapshot
+    # The run as a whole: when it started running, results since, when it ended.
+    _run_started: float | None = None
+    _run_results: int = 0
+    _run_ended: float | None = None
 
     # -- input ------------------------------------------------------------------
 
@@ -183,6 +198,9 @@ class RunTracker:
         if event.state is RunState.RUNNING and self._state is not RunState.RUNNING:
             self._origin = None
             self._mark_origin(now)
+            self._run_started, self._run_results, self._run_ended = now, 0, None
+        elif event.state in _ENDED and self._run_ended is None:
+            self._run_ended = now
         self._state = event.state
         self._message = event.message
         return True
@@ -194,21 +212,28 @@ class RunTracker:
             return  # a duplicate of a result already counted
         if result is not None:
             self._unsnapshotted += 1
+            self._run_results += 1
         if result is None:
             self._voids += 1
-            self._recent.appendleft(
-                ResultView(event.game_id, f"void: {event.void_reason or 'unknown failure'}", "void")
-            )
-        else:
-            if result.end is EndReason.FORFEIT:
-                self._forfeits += 1
-            elif result.end is EndReason.TIME:
-                self._timeouts += 1
-            self._recent.appendleft(
-                ResultView(event.game_id, result.describe(), how_it_ended(result))
-            )
+        elif result.end is EndReason.FORFEIT:
+            self._forfeits += 1
+        elif result.end is EndReason.TIME:
+            self._timeouts += 1
+        self._recent.appendleft(_result_view(event.game_id, result, event.void_reason))
         if event.snapshot is not None:
             self.set_snapshot(event.snapshot)
+
+    def add_past_results(self, entries: Sequence[JournalEntry]) -> None:
+        """Results of earlier runs (journal entries, oldest first) to show as the recent ones.
+
+        They are not counted again: the competition's snapshot has them.
+        """
+        for entry in entries:
+            if isinstance(entry, ResultEntry):
+                view = _result_view(entry.result.game_id, entry.result, None)
+            else:
+                view = _result_view(entry.game_id, None, entry.reason)
+            self._recent.appendleft(view)
 
     def game_ended(self, game_id: str) -> None:
         """Forget a game in progress without a result (a watcher saw it end in the log)."""
@@ -258,12 +283,21 @@ class RunTracker:
         return Counts(self._forfeits, self._timeouts, self._voids, self._engine_errors)
 
     def _rate(self, done: int, now: float) -> float | None:
+        if self._state in _ENDED:
+            return self._run_rate()
         if self._origin is None:
             return None
         since, done_then = self._origin
         if done <= done_then or now <= since:
             return None
         return (done - done_then) / (now - since)
+
+    def _run_rate(self) -> float | None:
+        """Games per second over the whole run that ended (what ``arena watch`` shows after it)."""
+        start, end = self._run_started, self._run_ended
+        if start is None or end is None or end <= start or not self._run_results:
+            return None
+        return self._run_results / (end - start)
 
     def _remaining(self, competition: CompetitionView | None, done: int) -> int | None:
         if self._state is RunState.STOPPING:

@@ -14,7 +14,9 @@ same :class:`tui.tracker.RunTracker` the live display uses:
 Nothing depends on the wording of ``X.log``.  It exits when the run ends (the
 lock is free: :func:`arena.store.files.is_running`) or on Ctrl-C or ``q``.
 When stdout is not a terminal it prints one plain line per newly finished
-game instead of the dashboard, and a summary at the end.
+game instead of the dashboard, and a summary at the end; a competition that
+is not running is shown by its final picture (in plain text without a
+terminal), with the games per second of its last run.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from tui.tracker import KEY_HELP_WATCH, RunTracker
 POLL_SECONDS: Final = 0.25  # files are looked at (and a frame drawn) four times a second
 LOCK_POLL_SECONDS: Final = 1.0  # is the run still going?
 EVENTS_TAIL_BYTES: Final = 4 * 1024 * 1024  # how much of the old events to read when attaching
+FINAL_PICTURE_LINES: Final = 200  # room for the final picture when printed to a pipe or file
 _NEW_RUN_OR_ENDED: Final = frozenset(
     {RunState.CHECKING, RunState.RUNNING, RunState.FINISHED, RunState.STOPPED, RunState.HALTED}
 )
@@ -145,6 +148,13 @@ class CompetitionFollower:
                 self.on_result(event)
 
 
+def _plain_console(out: IO[str], width: int) -> Console:
+    """The final picture as plain text (a pipe or a file), tall enough to hold all of it."""
+    return Console(
+        file=out, width=width, height=FINAL_PICTURE_LINES, color_system=None, force_terminal=False
+    )
+
+
 async def _wait_for_quit(done: trio.CancelScope) -> None:
     """Ctrl-C (SIGINT) or ``q`` ends the watch (the run goes on)."""
 
@@ -210,12 +220,7 @@ async def watch_competition(
     follower.poll()
     running = is_running(files)
     if not running:
-        if plain:
-            view = tracker.view()
-            total = "" if view.games_total is None else f"/{view.games_total}"
-            print(f"{config.code}: not running; {view.games_done}{total} games", file=out)
-        else:
-            print_final(console, tracker)
+        print_final(_plain_console(out, console.width) if plain else console, tracker)
         return 0
 
     def still_running() -> bool:

@@ -2,9 +2,11 @@
 
 A control file is Python source run in a namespace that provides ``Player``
 (and each competition type's own names, such as ``Matchup`` for playoffs).
-``competition_type`` must be its first statement.  Variables of the user's
-own are allowed and ignored; every setting we know is checked (see
-:mod:`arena.control.settings`), and a bad one raises
+``competition_type`` must be its first statement.  Variables and functions
+of the user's own are allowed and ignored, but a name the file defines and
+never reads that is one or two letters from a known setting (``move_limt``) is
+an error saying which setting it probably means.  Every setting we know is
+checked (see :mod:`arena.control.settings`), and a bad one raises
 :class:`arena.errors.ControlFileError` whose message is one line naming the
 file, the line where we can tell, and the setting.
 
@@ -22,7 +24,7 @@ from typing import Any, Final
 
 from arena.competitions.registry import COMPETITION_TYPES
 from arena.control.config import CompetitionConfig
-from arena.control.namespace import ControlFile
+from arena.control.namespace import ControlFile, DefinedName
 from arena.control.settings import (
     PlayerConfig,
     Where,
@@ -43,7 +45,8 @@ KNOWN_LATER_TYPES: Final = ("ce_tuner",)
 # The loader
 
 
-def _assignment_lines(tree: ast.Module) -> dict[str, int]:
+def _top_level_lines(tree: ast.Module) -> dict[str, int]:
+    """The line where each top-level name is last bound (also inside if/for/with/try)."""
     lines: dict[str, int] = {}
 
     def names(target: ast.expr) -> list[str]:
@@ -51,18 +54,57 @@ def _assignment_lines(tree: ast.Module) -> dict[str, int]:
             return [target.id]
         if isinstance(target, (ast.Tuple, ast.List)):
             return [n for element in target.elts for n in names(element)]
+        if isinstance(target, ast.Starred):
+            return names(target.value)
         return []
 
-    for statement in tree.body:
-        targets: list[ast.expr] = []
-        if isinstance(statement, ast.Assign):
-            targets = list(statement.targets)
-        elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
-            targets = [statement.target]
-        for target in targets:
-            for name in names(target):
+    def visit(statements: list[ast.stmt]) -> None:
+        for statement in statements:
+            bound: list[str] = []
+            if isinstance(statement, ast.Assign):
+                bound = [n for target in statement.targets for n in names(target)]
+            elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+                bound = names(statement.target)
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound = [statement.name]
+            elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+                bound = [(a.asname or a.name).split(".")[0] for a in statement.names]
+            elif isinstance(statement, (ast.For, ast.AsyncFor)):
+                bound = names(statement.target)
+            for name in bound:
                 lines[name] = statement.lineno
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(statement, field, None)
+                if isinstance(inner, list) and not isinstance(
+                    statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+                ):
+                    visit(inner)
+            for handler in getattr(statement, "handlers", ()):
+                visit(handler.body)
+
+    visit(tree.body)
     return lines
+
+
+def _defined_names(
+    tree: ast.Module, lines: dict[str, int], namespace: dict[str, Any], given: set[str]
+) -> dict[str, DefinedName]:
+    """The names the file itself defined, and whether it reads each anywhere."""
+    read = {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store)
+    }
+    read.update(
+        node.target.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)
+    )
+    return {
+        name: DefinedName(name, lines.get(name), name in read)
+        for name in namespace
+        if name not in given and not name.startswith("__")
+    }
 
 
 def _competition_type(tree: ast.Module, path: Path) -> str:
@@ -126,6 +168,7 @@ def load_control_file(path: str | os.PathLike[str]) -> CompetitionConfig:
     for name, kind in competition_type.namespace.items():
         namespace[name] = token_factory(kind, filename)
     namespace.update(competition_type.objects)
+    given = set(namespace)
     try:
         exec(compile(tree, filename, "exec"), namespace)
     except Exception as exc:
@@ -134,10 +177,22 @@ def load_control_file(path: str | os.PathLike[str]) -> CompetitionConfig:
             path=shown,
             line=_error_line(exc, filename),
         ) from exc
-    control = ControlFile(shown, namespace, _assignment_lines(tree))
-    players = parse_players(control)
-    specific = competition_type.parse(control)
-    return _parse_common(control, control_path, type_name, players, specific)
+    lines = _top_level_lines(tree)
+    control = ControlFile(shown, namespace, lines, _defined_names(tree, lines, namespace, given))
+    try:
+        players = parse_players(control)
+        specific = competition_type.parse(control)
+        config = _parse_common(control, control_path, type_name, players, specific)
+    except ControlFileError:
+        # A misspelt setting is the likelier cause ("komi: not set" after `komy = 7.5`).
+        misspelt = control.misspelt_setting()
+        if misspelt is not None:
+            raise misspelt from None
+        raise
+    misspelt = control.misspelt_setting()
+    if misspelt is not None:
+        raise misspelt
+    return config
 
 
 def _parse_common(

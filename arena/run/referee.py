@@ -23,7 +23,7 @@ from arena.results import EndReason
 from gtp.board import Board, IllegalMove, IllegalReason, KoRule
 from gtp.errors import VertexError
 from gtp.handicap import fixed_handicap_points
-from gtp.vertex import PASS, Colour, Move, Point, format_vertex, parse_vertex
+from gtp.vertex import PASS, Colour, Move, Point, format_vertex, parse_stone_list, parse_vertex
 
 _SCORE_PATTERN: Final = re.compile(r"([BW])\+(\d+(?:\.\d+)?)", re.IGNORECASE)
 _MAX_SHOWN_ANSWER: Final = 40
@@ -81,18 +81,10 @@ def parse_handicap_answer(text: str, size: int) -> list[Point]:
 
     Raises ValueError for anything but distinct on-board points.
     """
-    points: list[Point] = []
-    for word in text.split():
-        try:
-            point = parse_vertex(word, size)
-        except VertexError as exc:
-            raise ValueError(f"invalid vertex {word!r} in handicap answer") from exc
-        if point is None:
-            raise ValueError("pass in handicap answer")
-        if point in points:
-            raise ValueError(f"repeated vertex {word!r} in handicap answer")
-        points.append(point)
-    return points
+    try:
+        return parse_stone_list(text.split(), size)
+    except VertexError as exc:
+        raise ValueError(f"{exc} in handicap answer") from exc
 
 
 def check_fixed_handicap_answer(text: str, settings: GameSettings) -> list[Point]:

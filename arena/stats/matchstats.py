@@ -228,12 +228,22 @@ def format_elo_interval(elo: Interval) -> str:
 
 
 def format_elo_brief(elo: Interval) -> str:
-    """``+191 ± 80`` for tables; ``≥ +120`` or ``≤ -120`` when a sweep makes it infinite."""
+    """``+191 ± 80`` for tables; a clean sweep (an infinite estimate) by its finite bound.
+
+    ``≥ +120`` (``≤ -120``) once the bound is on the sweeper's side of zero.
+    Before that (2 wins of 2: the 95% bound is -113) the range is spelt out,
+    ``-113 to +inf``: "at least -113" for a player who won every game would
+    read as if it had lost.
+    """
     if math.isinf(elo.value):
         if elo.value > 0 and not math.isinf(elo.lower):
-            return f"≥ {format_elo(elo.lower)}"
+            if elo.lower > 0:
+                return f"≥ {format_elo(elo.lower)}"
+            return f"{format_elo(elo.lower)} to +inf"
         if elo.value < 0 and not math.isinf(elo.upper):
-            return f"≤ {format_elo(elo.upper)}"
+            if elo.upper < 0:
+                return f"≤ {format_elo(elo.upper)}"
+            return f"-inf to {format_elo(elo.upper)}"
         return format_elo(elo.value)
     return format_elo_interval(elo).split(" (")[0]
 

@@ -280,3 +280,33 @@ def iter_journal(files: CompetitionFiles) -> Iterator[JournalEntry]:
         return
     entries, _, _ = _scan_journal(data)
     yield from entries
+
+
+def last_journal_entries(
+    files: CompetitionFiles, count: int, tail_bytes: int = 256 * 1024
+) -> list[JournalEntry]:
+    """Up to ``count`` of the newest readable entries, oldest first (reads only the tail).
+
+    Safe while a run appends: a partial last line and unreadable lines are skipped.
+    """
+    try:
+        with open(files.journal, "rb") as journal:
+            size = os.fstat(journal.fileno()).st_size
+            start = max(0, size - tail_bytes)
+            journal.seek(start)
+            data = journal.read()
+    except FileNotFoundError:
+        return []
+    lines = data.split(b"\n")[:-1]  # the last piece is empty or a line being written
+    if start > 0 and lines:
+        lines = lines[1:]  # the first piece may be the end of a line cut by the seek
+    entries: list[JournalEntry] = []
+    for line in reversed(lines):
+        if len(entries) == count:
+            break
+        try:
+            entries.append(entry_from_json(json.loads(line)))
+        except (ValueError, KeyError, TypeError):
+            continue
+    entries.reverse()
+    return entries

@@ -151,7 +151,7 @@ class LiveAnalysis:
         interval = self.request.interval
         next_report = time.perf_counter() + interval
         batch = 4
-        while not (server.input_pending or server.quit_requested):
+        while not (server.input_pending or server.input_ended):
             if interval and time.perf_counter() >= next_report:
                 line = self.line()
                 if line:

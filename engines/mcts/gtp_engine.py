@@ -1,12 +1,13 @@
-"""The sample engine's GTP front end: game state, command handlers, thinking in slices.
+"""The sample engine's GTP front end: command handlers, the clocks, thinking in slices.
 
-Owns the real game (a ``gtp.board.Board`` with simple ko and no suicide, plus
-komi, setup stones and the clocks) and maps every GTP command the engine
-supports onto it and onto :class:`~engines.mcts.search.Search`.  The search
+The game itself (board, komi, setup stones, moves, and the commands that
+change them, ``loadsgf`` and ``printsgf`` included) is the shared
+:class:`engines.gamekeeper.GameKeeper`; this module owns the clocks and maps
+the engine's other commands onto :class:`~engines.mcts.search.Search`.  The search
 runs in slices of a few milliseconds with a trio checkpoint between them, so
-``quit`` (checked between slices) and the end of input (which cancels the
-handler) are honoured within a fraction of a second even during a long
-``genmove``.
+that the server can read input meanwhile and stop at once when the
+controller closes the engine's output.  A ``quit`` or the end of input queued
+behind a ``genmove`` waits for its full answer (see :mod:`gtp.server`).
 
 Scoring and statuses (``final_score``, ``final_status_list``,
 ``kgs-genmove_cleanup``) come from the ownership that a search of the
@@ -27,6 +28,7 @@ from typing import Final, Literal
 import attrs
 import trio
 
+from engines.gamekeeper import GameKeeper
 from engines.mcts.analysis import AnalyzeRequest, LiveAnalysis, parse_analyze_args
 from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard, geometry
 from engines.mcts.parallel import WorkerError, WorkerPool
@@ -34,17 +36,9 @@ from engines.mcts.scoring import Status, chains_of, classify_chains
 from engines.mcts.search import RESIGN, Decision, Search, SearchConfig
 from engines.mcts.timecontrol import Clock, TimeSettings
 from gtp.arguments import parse_float, parse_int
-from gtp.board import Board, IllegalMove, KoRule, fixed_handicap_points, format_score
-from gtp.handicap import max_fixed_handicap
+from gtp.board import Board, format_score
 from gtp.server import GtpFailure, GtpServer, Handler
-from gtp.vertex import (
-    MAX_BOARD_SIZE,
-    MIN_BOARD_SIZE,
-    Colour,
-    Point,
-    format_vertex,
-    parse_vertex,
-)
+from gtp.vertex import Colour, Point, format_vertex
 
 ENGINE_NAME: Final = "arena-mcts"
 SLICE_SECONDS: Final = 0.02  # search time between two checkpoints
@@ -87,6 +81,26 @@ class EngineOptions:
             raise ValueError("workers must be in 0..64 and batch at least 1")
 
 
+def describe_options(options: EngineOptions) -> list[str]:
+    """``name value`` for the seed and every option that differs from its default.
+
+    The seed is always there (the command line picks a fresh one unless told),
+    so that a game can be replayed; the rest stays short enough for an SGF
+    comment or a report.
+    """
+    lines = [f"seed {options.seed}"]
+    for settings, defaults, skip in (
+        (options, EngineOptions(), {"search", "seed"}),
+        (options.search, SearchConfig(), set()),
+    ):
+        for field in attrs.fields(type(settings)):
+            value = getattr(settings, field.name)
+            if field.name not in skip and value != getattr(defaults, field.name):
+                shown = f"{value:g}" if isinstance(value, float) else str(value)
+                lines.append(f"{field.name} {shown}")
+    return lines
+
+
 def _next_batch(count: int, elapsed: float) -> int:
     """Simulations for the next slice: aimed at SLICE_SECONDS, at most doubling."""
     wanted = int(count * SLICE_SECONDS / max(elapsed, 1e-6))
@@ -109,9 +123,7 @@ class MctsEngine:
 
     options: EngineOptions = attrs.field(factory=EngineOptions)
     server: GtpServer | None = None
-    _board: Board = attrs.field(init=False)
-    _komi: float = attrs.field(init=False, default=7.5)
-    _setup: list[Point] = attrs.field(init=False, factory=list)
+    game: GameKeeper = attrs.Factory(lambda: GameKeeper(9, 7.5))
     _search: Search = attrs.field(init=False)
     _clock: Clock = attrs.field(init=False)
     _cpu_seconds: float = attrs.field(init=False, default=0.0)
@@ -119,7 +131,7 @@ class MctsEngine:
     _status_cache: tuple[object, dict[Point, Status]] | None = attrs.field(init=False, default=None)
 
     def __attrs_post_init__(self) -> None:
-        self._board = Board(9, ko_rule=KoRule.SIMPLE)
+        self.game.on_new_game = self._new_game
         self._search = Search(self.options.search, self.options.seed)
         self._clock = Clock(share=self.options.time_share, cap=self.options.max_move_time)
         if self.options.workers:
@@ -149,124 +161,24 @@ class MctsEngine:
 
     @property
     def board(self) -> Board:
-        return self._board
+        return self.game.board
 
     @property
     def size(self) -> int:
-        return self._board.size
+        return self.game.size
 
-    # ------------------------------------------------------------------
-    # Setting up
-
-    def boardsize(self, args: tuple[str, ...]) -> str:
-        if len(args) != 1:
-            raise GtpFailure("expected one integer")
-        size = parse_int(args[0])
-        if not MIN_BOARD_SIZE <= size <= MAX_BOARD_SIZE:
-            raise GtpFailure("unacceptable size")
-        self._new_game(size)
-        return ""
-
-    def clear_board(self, args: tuple[str, ...]) -> str:
-        self._new_game(self.size)
-        return ""
-
-    def _new_game(self, size: int) -> None:
-        self._board = Board(size, ko_rule=KoRule.SIMPLE)
-        self._setup = []
+    def _new_game(self) -> None:
+        """boardsize, clear_board or loadsgf: what this engine knew of the last game goes."""
         self._explanation = ""
         self._status_cache = None
         self._clock.reset(self._clock.settings)
 
-    def komi(self, args: tuple[str, ...]) -> str:
-        if len(args) != 1:
-            raise GtpFailure("expected one number")
-        self._komi = parse_float(args[0])
-        return ""
-
-    def fixed_handicap(self, args: tuple[str, ...]) -> str:
-        count = self._handicap_count(args)
-        try:
-            points = fixed_handicap_points(self.size, count)
-        except ValueError:
-            raise GtpFailure("invalid number of stones") from None
-        self._place_handicap(points)
-        return " ".join(format_vertex(p, self.size) for p in points)
-
-    def place_free_handicap(self, args: tuple[str, ...]) -> str:
-        count = self._handicap_count(args)
-        size = self.size
-        limit = max_fixed_handicap(size)
-        if limit:
-            points = fixed_handicap_points(size, min(count, limit))
-        else:
-            near = 1 if size >= 5 else 0
-            far = size - 1 - near
-            middle = size // 2
-            spread = [(near, near), (far, far), (far, near), (near, far), (middle, middle)]
-            points = list(dict.fromkeys(spread))[: min(count, size * size - 1)]
-            if len(points) < 2:
-                raise GtpFailure("invalid number of stones")
-        self._place_handicap(points)
-        return " ".join(format_vertex(p, self.size) for p in points)
-
-    def set_free_handicap(self, args: tuple[str, ...]) -> str:
-        size = self.size
-        points: list[Point] = []
-        for word in args:
-            point = parse_vertex(word, size)
-            if point is None:
-                raise GtpFailure("bad vertex list: pass is not a stone")
-            if point in points:
-                raise GtpFailure("bad vertex list: repeated vertex")
-            points.append(point)
-        if not 2 <= len(points) < size * size:
-            raise GtpFailure("bad vertex list: wrong number of stones")
-        self._place_handicap(points)
-        return ""
-
-    def _handicap_count(self, args: tuple[str, ...]) -> int:
-        if len(args) != 1:
-            raise GtpFailure("expected one integer")
-        count = parse_int(args[0])
-        if not self._board.is_empty() or self._board.moves_played:
-            raise GtpFailure("board not empty")
-        if count < 2 or count >= self.size * self.size:
-            raise GtpFailure("invalid number of stones")
-        return count
-
-    def _place_handicap(self, points: list[Point]) -> None:
-        if not self._board.is_empty() or self._board.moves_played:
-            raise GtpFailure("board not empty")
-        try:
-            self._board.place_handicap(points)
-        except ValueError as exc:
-            raise GtpFailure(f"bad vertex list: {exc}") from None
-        self._setup = list(points)
-        self._status_cache = None
+    @property
+    def _setup_key(self) -> object:
+        return (self.game.setup_black, self.game.setup_white)
 
     # ------------------------------------------------------------------
     # Playing
-
-    def play(self, args: tuple[str, ...]) -> str:
-        if len(args) != 2:
-            raise GtpFailure("expected a colour and a vertex")
-        colour = Colour.parse(args[0])
-        point = parse_vertex(args[1], self.size)
-        try:
-            self._board.play(colour, point)
-        except IllegalMove:
-            raise GtpFailure("illegal move") from None
-        self._status_cache = None
-        return ""
-
-    def undo(self, args: tuple[str, ...]) -> str:
-        try:
-            self._board.undo()
-        except ValueError:
-            raise GtpFailure("cannot undo") from None
-        self._status_cache = None
-        return ""
 
     async def genmove(self, args: tuple[str, ...]) -> str:
         colour = _parse_colour(args)
@@ -297,8 +209,7 @@ class MctsEngine:
             self._explanation = self._explain(colour, decision, "resign")
             return "resign"
         point = None if decision.move == PASS else self._geo_point(decision.move)
-        self._board.play(colour, point)  # legal by construction; a bug if not
-        self._status_cache = None
+        self.board.play(colour, point)  # legal by construction; a bug if not
         answer = format_vertex(point, self.size)
         self._explanation = self._explain(colour, decision, answer)
         return answer
@@ -314,11 +225,11 @@ class MctsEngine:
             margin = fast.area_score() - komi
             if (margin > 0) == (colour is Colour.BLACK) and margin != 0:
                 search.set_position(
-                    fast, komi, history=history, setup_key=tuple(self._setup), moves=moves
+                    fast, komi, history=history, setup_key=self._setup_key, moves=moves
                 )
                 return Decision(PASS, 1.0, search.root_visits, (), False)
         search.track_ownership = cleanup
-        search.set_position(fast, komi, history=history, setup_key=tuple(self._setup), moves=moves)
+        search.set_position(fast, komi, history=history, setup_key=self._setup_key, moves=moves)
         budget = self._clock.budget(colour, len(fast.empties))
         if budget is None and self.options.move_time > 0:
             budget = self.options.move_time
@@ -350,13 +261,10 @@ class MctsEngine:
         deadline = None if budget is None else time.perf_counter() + budget
         done = 0
         batch = 4
-        server = self.server
         while True:
             if playouts and done >= playouts:
                 break
             if deadline is not None and time.perf_counter() >= deadline:
-                break
-            if server is not None and server.quit_requested:
                 break
             count = batch if not playouts else min(batch, playouts - done)
             batch = self._run_slice(search, count)
@@ -371,32 +279,30 @@ class MctsEngine:
         return _next_batch(count, time.perf_counter() - started)
 
     def _opponent_passed(self, colour: Colour) -> bool:
-        moves = self._board.moves
+        moves = self.board.moves
         return bool(moves) and moves[-1][0] is colour.opponent and moves[-1][1] is None
 
-    def _side_to_move(self) -> Colour:
-        moves = self._board.moves
-        if moves:
-            return moves[-1][0].opponent
-        return Colour.WHITE if self._setup else Colour.BLACK
-
     def _effective_komi(self) -> float:
-        handicap = len(self._setup)
+        handicap = self.game.handicap
+        komi = self.game.komi
         compensation = self.options.handicap_compensation
         if handicap and compensation == "full":
-            return self._komi + handicap
+            return komi + handicap
         if handicap and compensation == "short":
-            return self._komi + handicap - 1
-        return self._komi
+            return komi + handicap - 1
+        return komi
 
     def _fast_position(self, to_move: Colour) -> tuple[FastBoard, set[int], list[tuple[int, int]]]:
         """The game replayed on a fast board, its position hashes and its plays."""
         fast = FastBoard(self.size)
         geo = fast.geo
-        fast.setup(black=[geo.index(p) for p in self._setup])
+        fast.setup(
+            black=[geo.index(p) for p in self.game.setup_black],
+            white=[geo.index(p) for p in self.game.setup_white],
+        )
         history = {fast.hash}
         plays: list[tuple[int, int]] = []
-        for colour, point in self._board.moves:
+        for colour, point in self.board.moves:
             code = _code(colour)
             index = PASS if point is None else geo.index(point)
             fast.play(index, code)
@@ -437,14 +343,14 @@ class MctsEngine:
         command = None if server is None else server.current_command
         if server is None or command is None:
             raise GtpFailure("live analysis needs a GTP connection")
-        colour = request.colour or self._side_to_move()
+        colour = request.colour or self.game.side_to_move
         fast, history, moves = self._fast_position(colour)
         if fast.passes >= 2:
             fast.passes = 0  # the game is over: show what would still be worth playing
         search = self._search
         search.track_ownership = request.ownership
         search.set_position(
-            fast, self._effective_komi(), history=history, setup_key=tuple(self._setup),
+            fast, self._effective_komi(), history=history, setup_key=self._setup_key,
             moves=moves,
         )
         analysis = LiveAnalysis(search, request, colour, kata=kata, spell=self._spell)
@@ -455,10 +361,10 @@ class MctsEngine:
 
     async def statuses(self) -> dict[Point, Status]:
         """The status of every stone, from the ownership of a fresh search."""
-        key = (self.size, self._board.zobrist_hash, self._board.moves_played, self._komi)
+        key = (self.size, self.board.zobrist_hash, self.board.moves_played, self.game.komi)
         if self._status_cache is not None and self._status_cache[0] == key:
             return self._status_cache[1]
-        fast, _history, _plays = self._fast_position(self._side_to_move())
+        fast, _history, _plays = self._fast_position(self.game.side_to_move)
         fast.passes = 0  # play the position out, dead stones included
         config = attrs.evolve(self.options.search, reuse_tree=False, noise_fraction=0.0)
         search = Search(config, self.options.seed)
@@ -475,8 +381,8 @@ class MctsEngine:
         geo = fast.geo
         alive = {p for p, status in statuses.items() if status != "dead"}
         fast.setup(
-            black=[geo.index(p) for p in self._board.stones(Colour.BLACK) if p in alive],
-            white=[geo.index(p) for p in self._board.stones(Colour.WHITE) if p in alive],
+            black=[geo.index(p) for p in self.board.stones(Colour.BLACK) if p in alive],
+            white=[geo.index(p) for p in self.board.stones(Colour.WHITE) if p in alive],
         )
         white_margin = self._effective_komi() - fast.area_score()
         return format_score(white_margin)
@@ -487,7 +393,7 @@ class MctsEngine:
         wanted = args[0]
         statuses = await self.statuses()
         size = self.size
-        chains = chains_of(self._board, [p for p, s in statuses.items() if s == wanted])
+        chains = chains_of(self.board, [p for p, s in statuses.items() if s == wanted])
         return "\n".join(" ".join(format_vertex(p, size) for p in chain) for chain in chains)
 
     # ------------------------------------------------------------------
@@ -541,24 +447,9 @@ class MctsEngine:
     # ------------------------------------------------------------------
     # Display and Gomill extensions
 
-    def showboard(self, args: tuple[str, ...]) -> str:
-        return "\n" + self._board.ascii()
-
     def describe_engine(self, args: tuple[str, ...]) -> str:
-        o = self.options
-        lines = [
-            f"{ENGINE_NAME} {engine_version()}",
-            f"seed {o.seed}",
-            f"playouts {o.playouts}",
-            f"move_time {o.move_time:g}",
-            f"max_move_time {o.max_move_time:g}",
-            f"time_share {o.time_share:g}",
-            f"time_settings {self._clock.describe()}",
-            f"ownership_playouts {o.ownership_playouts}",
-            f"handicap_compensation {o.handicap_compensation}",
-        ]
-        lines.extend(f"{name} {value}" for name, value in attrs.asdict(o.search).items())
-        return "\n".join(lines)
+        """Name and version, the seed, and the options that differ from the defaults."""
+        return "\n".join([f"{ENGINE_NAME} {engine_version()}", *describe_options(self.options)])
 
     def cpu_time(self, args: tuple[str, ...]) -> str:
         return f"{self._cpu_seconds:.3f}"
@@ -571,19 +462,11 @@ def build_server(engine: MctsEngine) -> GtpServer:
     """A GTP server with every command of the engine registered."""
     server = GtpServer(ENGINE_NAME, engine_version())
     engine.server = server
+    engine.game.register(server)
     handlers: dict[str, Handler] = {
-        "boardsize": engine.boardsize,
-        "clear_board": engine.clear_board,
-        "komi": engine.komi,
-        "play": engine.play,
         "genmove": engine.genmove,
-        "undo": engine.undo,
-        "fixed_handicap": engine.fixed_handicap,
-        "place_free_handicap": engine.place_free_handicap,
-        "set_free_handicap": engine.set_free_handicap,
         "final_score": engine.final_score,
         "final_status_list": engine.final_status_list,
-        "showboard": engine.showboard,
         "time_settings": engine.time_settings,
         "time_left": engine.time_left,
         "kgs-time_settings": engine.kgs_time_settings,

@@ -6,13 +6,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
 from sgfmill import sgf
 
-from arena.api import engine, play_match
+from arena.api import MatchResult, engine, play_match
+from arena.results import EndReason, GameResult
 from arena.store.files import CompetitionFiles
 from arena.store.journal import iter_journal
 from gtp.errors import EngineStartError
+from gtp.vertex import Colour
 
 from .fakes import fake_command
 
@@ -30,6 +33,7 @@ async def test_play_match_returns_structured_results(tmp_path: Path) -> None:
         ("first", "second", "W+0.5"),
     ]
     assert (result.wins("first"), result.wins("second")) == (1, 2)
+    assert f"{result.wins('first')} of {result.games}" == "1 of 3"  # not "1.0 of 3"
     assert sorted(p.name for p in (tmp_path / "match.games").iterdir()) == [
         "match_0.sgf",
         "match_1.sgf",
@@ -74,6 +78,13 @@ async def test_an_engine_that_cannot_start_raises() -> None:
         await play_match("/no/such/engine", fake_command(), games=1)
 
 
+async def test_an_engine_that_fails_its_check_is_named_with_its_command() -> None:
+    with pytest.raises(EngineStartError) as info:
+        await play_match(engine(["cat"], code="mine"), fake_command(), games=1)
+    assert str(info.value).startswith("engine 'mine': failed the startup check: ")
+    assert str(info.value).endswith(" (command: cat)")
+
+
 async def test_repeated_crashes_halt_the_match() -> None:
     result = await play_match(fake_command("--crash-at=1"), fake_command(), games=3)
     assert result.results == () and result.halted is not None
@@ -96,6 +107,57 @@ def test_the_pytest_plugin_gives_engine_authors_fixtures(pytester: pytest.Pytest
     )
     outcome = pytester.runpytest_subprocess("-p", "arena.pytest_plugin", "-q")
     outcome.assert_outcomes(passed=1)
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_pytest_example() -> dict[str, str]:
+    """The README's conftest.py and test file, exactly as written there."""
+    text = README.read_text()
+    start = text.index("```python\n# conftest.py\n") + len("```python\n")
+    block = text[start : text.index("```", start)]
+    conftest, test_file = block.split("# test_my_engine.py\n")
+    return {"conftest.py": conftest, "test_my_engine.py": test_file}
+
+
+def fresh_project(pytester: pytest.Pytester, engine_script: str | None) -> None:
+    """A project with only the README's two files (no pytest.ini) and the author's engine."""
+    for name, text in readme_pytest_example().items():
+        (pytester.path / name).write_text(text)
+    if engine_script is not None:
+        engine_path = pytester.path / "my-engine"
+        engine_path.write_text(engine_script)
+        engine_path.chmod(0o755)
+    assert sorted(p.name for p in pytester.path.iterdir()) == sorted(
+        ["conftest.py", "test_my_engine.py"] + ([] if engine_script is None else ["my-engine"])
+    )
+
+
+def test_the_readme_pytest_example_runs_verbatim_in_a_fresh_project(
+    pytester: pytest.Pytester,
+) -> None:
+    # The author's engine: here the sample engine, which beats the random player.
+    engine_script = (
+        f"#!/bin/sh\nexec {sys.executable} -m engines.mcts --playouts 40 --seed 1\n"
+    )
+    fresh_project(pytester, engine_script)
+    outcome = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    outcome.assert_outcomes(passed=1)
+
+
+def test_a_missing_engine_fails_the_test_with_one_line(pytester: pytest.Pytester) -> None:
+    fresh_project(pytester, None)
+    outcome = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    outcome.assert_outcomes(failed=1)
+    lines = outcome.outlines
+    header = next(i for i, line in enumerate(lines) if "test_my_engine_beats_random" in line)
+    summary = next(i for i, line in enumerate(lines) if "short test summary info" in line)
+    command = f"{pytester.path / 'my-engine'} --gtp"
+    assert lines[header + 1 : summary] == [
+        f"engine 'mine': cannot start '{command}': No such file or directory"
+    ]
+    assert "ExceptionGroup" not in outcome.stdout.str()
 
 
 def _record_summary(path: Path) -> tuple[object, ...]:
@@ -164,3 +226,13 @@ async def test_a_second_match_in_the_same_directory_gets_its_own_files(tmp_path:
     assert again.games == 2  # not "already complete"
     assert len(list((tmp_path / "match.games").iterdir())) == 1
     assert len(list((tmp_path / "match-2.games").iterdir())) == 2
+
+
+def test_wins_are_whole_numbers_unless_a_jigo_counts_half() -> None:
+    def game(n: int, winner: Colour | None) -> GameResult:
+        return GameResult(f"match_{n}", "a", "b", winner, EndReason.SCORE, 0.5, 10)
+
+    result = MatchResult("a", "b", tuple(game(n, Colour.BLACK) for n in range(4)), (), ())
+    assert repr(result.wins("a")) == "4" and repr(result.wins("b")) == "0"
+    with_jigo = attrs.evolve(result, results=(*result.results, game(4, None)))
+    assert repr(with_jigo.wins("a")) == "4.5"

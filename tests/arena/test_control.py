@@ -363,3 +363,104 @@ def test_free_handicap_on_a_small_board_is_allowed(tmp_path: Path) -> None:
     )
     (matchup,) = load_control_file(write(tmp_path, text)).playoff.matchups
     assert matchup.settings.handicap == 3
+
+
+# --------------------------------------------------------------------------
+# Misspelt top-level settings
+
+ALLPLAYALL = (
+    "competition_type = 'allplayall'\n"
+    + PLAYERS
+    + GAME
+    + "competitors = ['a', 'b']\n"
+)
+TUNER = (
+    "competition_type = 'mc_tuner'\n"
+    "players = {'opp': Player('opponent-engine')}\n"
+    "parameters = [Parameter('c', scale=LINEAR(0, 1), split=3)]\n"
+    "def make_candidate(c):\n"
+    "    return Player(['engine', str(c)])\n"
+    "board_size = 9\nkomi = 7.5\nopponent = 'opp'\ncandidate_colour = 'b'\n"
+    "exploration_coefficient = 0.45\ninitial_visits = 2\ninitial_wins = 1\n"
+)
+PLAYOFF = HEADER + PLAYERS + GAME + MATCHUPS
+
+
+def test_a_misspelt_setting_names_file_line_and_the_setting_meant(tmp_path: Path) -> None:
+    text = HEADER + PLAYERS + GAME + "move_limt = 100\n" + MATCHUPS
+    path = write(tmp_path, text, "X.ctl")
+    with pytest.raises(ControlFileError) as info:
+        load_control_file(path)
+    assert str(info.value) == f"{path}:5: unknown setting 'move_limt' (did you mean 'move_limit'?)"
+
+
+# Every setting of every competition type, as Gomill documents them, misspelt
+# in three ways: a letter left out, two letters swapped, the wrong case.
+SETTINGS_BY_TYPE = {
+    "playoff": (PLAYOFF, [
+        "description", "record_games", "stderr_to_log", "players", "board_size", "komi",
+        "handicap", "handicap_style", "move_limit", "scorer",
+        "internal_scorer_handicap_compensation", "alternating", "number_of_games",
+        "matchups",
+    ]),
+    "allplayall": (ALLPLAYALL, [
+        "description", "record_games", "stderr_to_log", "board_size", "komi", "move_limit",
+        "scorer", "rounds", "competitors", "elo_anchor",
+    ]),
+    "mc_tuner": (TUNER, [
+        "description", "record_games", "stderr_to_log", "board_size", "komi", "move_limit",
+        "scorer", "number_of_games", "candidate_colour", "opponent", "parameters",
+        "make_candidate", "exploration_coefficient", "initial_visits", "initial_wins",
+        "max_depth", "summary_spec", "log_tree_to_history_period",
+        "number_of_running_simulations_to_show",
+    ]),
+}
+
+
+def _misspellings(setting: str) -> list[str]:
+    middle = len(setting) // 2
+    return [
+        setting[:middle] + setting[middle + 1 :],
+        setting[: middle - 1] + setting[middle] + setting[middle - 1] + setting[middle + 1 :],
+        setting.capitalize(),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "setting"),
+    [(kind, setting) for kind, (_, names) in SETTINGS_BY_TYPE.items() for setting in names],
+)
+def test_every_setting_of_every_type_is_known_when_misspelt(
+    tmp_path: Path, kind: str, setting: str
+) -> None:
+    base, _ = SETTINGS_BY_TYPE[kind]
+    for typo in _misspellings(setting):
+        # A setting the file has is misspelt where it is set; another is added.
+        if f"\n{setting} =" in base or f"def {setting}(" in base:
+            text = base.replace(f"\n{setting} =", f"\n{typo} =").replace(
+                f"def {setting}(", f"def {typo}("
+            )
+        else:
+            text = base + f"{typo} = 1\n"
+        message = load_error(tmp_path, text)
+        assert message.endswith(f"unknown setting {typo!r} (did you mean {setting!r}?)"), (
+            typo,
+            message,
+        )
+
+
+@pytest.mark.parametrize("text", [PLAYOFF, ALLPLAYALL, TUNER], ids=SETTINGS_BY_TYPE)
+def test_the_files_own_names_stay_allowed(tmp_path: Path, text: str) -> None:
+    # Helpers the file reads (as Gomill's examples do), private names, and
+    # names far from any setting.
+    helpers = (
+        "board_sizes = [9, 13]\n"
+        "first = board_sizes[0]\n"
+        "def komi_for(size):\n"
+        "    return 7.5 if size > 7 else 0.5\n"
+        "komi_used = komi_for(first)\n"
+        "_komi = 3\n"
+        "favourite_colour = 'blue'\n"
+        "import os, sys\n"
+    )
+    load_control_file(write(tmp_path, text + helpers))

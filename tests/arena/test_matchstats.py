@@ -195,3 +195,13 @@ def test_brief_elo_shows_the_finite_bound_of_a_clean_sweep() -> None:
     assert format_elo_brief(wiped).startswith("≤ -")
     even = elo_estimate(WDL(5, 5, 0))
     assert format_elo_brief(even).startswith("0 ± ")
+
+
+@pytest.mark.parametrize(
+    ("wdl", "shown"),
+    [(WDL(2, 0, 0), "-113 to +inf"), (WDL(0, 2, 0), "-inf to +113")],
+    ids=["two-wins", "two-losses"],
+)
+def test_a_sweep_too_short_to_tell_shows_its_range(wdl: WDL, shown: str) -> None:
+    # Not "≥ -113" for the player who won both games.
+    assert format_elo_brief(elo_estimate(wdl)) == shown

@@ -20,7 +20,14 @@ from arena.store.files import (
     is_running,
     reset,
 )
-from arena.store.journal import ResultEntry, StateStore, VoidEntry, iter_journal, read_state
+from arena.store.journal import (
+    ResultEntry,
+    StateStore,
+    VoidEntry,
+    iter_journal,
+    last_journal_entries,
+    read_state,
+)
 from gtp.vertex import Colour
 
 from .helpers import playoff_config, result
@@ -185,3 +192,24 @@ def test_reset_removes_every_output(tmp_path: Path) -> None:
     removed = reset(files)
     assert {p.name for p in removed} == {"comp.status", "comp.journal", "comp.games", "comp.log"}
     assert sorted(os.listdir(tmp_path)) == ["comp.ctl"]
+
+
+def test_the_last_journal_entries_come_from_its_tail(tmp_path: Path) -> None:
+    playoff, store = record_games(tmp_path, [f"0_{n}" for n in range(6)])
+    store.record(VoidEntry("0_6", "0", "engine crashed"), playoff.to_state())
+    store.close()
+    files = files_for(tmp_path)
+    with files.journal.open("ab") as journal:
+        journal.write(b'{"kind": "result", "res')  # a line being written
+    newest = ["0_4", "0_5", "0_6"]
+    assert [_entry_id(e) for e in last_journal_entries(files, 3)] == newest
+    # Read from the middle of a line: that line is left out, not misread.
+    *_, result_5, void_6, torn = files.journal.read_bytes().split(b"\n")
+    cut = len(torn) + len(void_6) + 1 + len(result_5) + 1 + 10  # into 0_4's line
+    tail = last_journal_entries(files, 10, tail_bytes=cut)
+    assert [_entry_id(e) for e in tail] == ["0_5", "0_6"]
+    assert last_journal_entries(files_for(tmp_path / "nothing"), 3) == []
+
+
+def _entry_id(entry: ResultEntry | VoidEntry) -> str:
+    return entry.result.game_id if isinstance(entry, ResultEntry) else entry.game_id

@@ -37,9 +37,9 @@ async def test_self_play_games_are_legal_and_end() -> None:
             Colour.WHITE: engine_for(2 * game + 1, game),
         }
         for player in players.values():
-            player.boardsize((str(SIZE),))
-            player.clear_board(())
-            player.komi((KOMI,))
+            player.game.boardsize((str(SIZE),))
+            player.game.clear_board(())
+            player.game.set_komi((KOMI,))
         referee = Board(SIZE)
         colour = Colour.BLACK
         passes = 0
@@ -49,7 +49,7 @@ async def test_self_play_games_are_legal_and_end() -> None:
             if move.is_resign:
                 break
             referee.play(colour, move.point)  # raises IllegalMove
-            players[colour.opponent].play((colour.gtp_name, answer))  # raises GtpFailure
+            players[colour.opponent].game.play((colour.gtp_name, answer))  # raises GtpFailure
             for player in players.values():
                 assert player.board.zobrist_hash == referee.zobrist_hash
             passes = passes + 1 if move.is_pass else 0

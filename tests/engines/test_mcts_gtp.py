@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import select
+import shlex
+import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 
 import pytest
+
+from engines.mcts.config import SearchConfig
 
 ENGINE = [sys.executable, "-m", "engines.mcts"]
 FAST = ["--playouts", "20", "--seed", "1", "--ownership-playouts", "100"]
@@ -281,15 +286,22 @@ def test_genmove_plays_a_legal_move_and_explains_it(fresh: EngineProcess) -> Non
     assert float(fresh.ok("gomill-cpu_time")) > 0
 
 
-def test_describe_engine_lists_every_parameter_and_the_seed(engine: EngineProcess) -> None:
-    text = engine.ok("gomill-describe_engine")
-    assert text.splitlines()[0].startswith("arena-mcts ")
-    for setting in (
-        "seed 1", "playouts 20", "policy default", "selection uct", "exploration",
-        "expand_threshold", "temperature", "noise_fraction", "resign_threshold",
-        "reuse_tree", "time_settings",
-    ):
-        assert setting in text
+def test_describe_engine_is_name_version_and_what_differs_from_the_defaults(
+    engine: EngineProcess,
+) -> None:
+    # A few lines for every SGF root comment and report: not every knob.
+    name, *options = engine.ok("gomill-describe_engine").splitlines()
+    assert name.startswith("arena-mcts ") and len(name.split()) == 2
+    assert options == ["seed 1", "playouts 20", "ownership_playouts 100"]
+    defaults = SearchConfig()
+    rave = next(name for name in ("off", "k", "mse") if name != defaults.rave)
+    noise = defaults.noise_fraction + 0.25
+    process = EngineProcess("--seed", "5", "--rave", rave, "--noise", f"{noise:g}")
+    try:
+        _, *options = process.ok("gomill-describe_engine").splitlines()
+        assert options == ["seed 5", f"noise_fraction {noise:g}", f"rave {rave}"]
+    finally:
+        assert process.close() == 0
 
 
 def test_genmove_ex_lists_its_keywords_and_claims_a_won_game(fresh: EngineProcess) -> None:
@@ -391,32 +403,79 @@ def test_showboard_draws_the_position(fresh: EngineProcess) -> None:
 # Quitting, determinism and the command line
 
 
-@pytest.mark.parametrize("how", ["quit", "eof"])
-def test_quit_or_eof_during_a_long_genmove_is_prompt(how: str) -> None:
+# GTP is answered in order: every command read before ``quit`` or the end of
+# input gets its real answer, with the whole search behind it, as GNU Go does
+# (``echo 'genmove b' | gnugo --mode gtp`` thinks and plays).  A controller that
+# wants the engine gone at once closes its pipes or sends SIGTERM.
+
+VERTEX = re.compile(r"^[A-HJ-T](1[0-9]|[1-9])$")
+
+
+def pipeline(script: str, *options: str) -> tuple[int, list[str]]:
+    """``printf SCRIPT | python -m engines.mcts OPTIONS`` in a shell; (status, responses)."""
+    engine = " ".join(shlex.quote(word) for word in [*ENGINE, *options])
+    result = subprocess.run(
+        f"printf {shlex.quote(script)} | {engine}",
+        shell=True, capture_output=True, text=True, timeout=60,
+    )
+    assert result.stderr == ""
+    return result.returncode, result.stdout.split("\n\n")[:-1]
+
+
+def test_the_printf_pipeline_answers_real_moves() -> None:
+    status, answers = pipeline(
+        "boardsize 9\nclear_board\nkomi 7.5\ngenmove b\ngenmove w\nquit\n",
+        "--playouts", "50", "--seed", "3",
+    )
+    assert status == 0
+    assert answers[:3] == ["=", "=", "="] and answers[5] == "="
+    moves = [answer.removeprefix("= ") for answer in answers[3:5]]
+    assert all(VERTEX.match(move) for move in moves), answers
+    assert moves[0] != moves[1]
+
+
+def test_echo_genmove_answers_a_real_move() -> None:
+    status, answers = pipeline("genmove b\n", "--playouts", "50", "--seed", "3")
+    assert status == 0 and len(answers) == 1
+    assert VERTEX.match(answers[0].removeprefix("= ")), answers
+
+
+@pytest.mark.parametrize("ending", ["quit\n", ""], ids=["quit", "eof"])
+def test_a_genmove_queued_before_the_end_gets_the_full_search(ending: str) -> None:
+    status, answers = pipeline(
+        f"boardsize 9\ngenmove b\ngomill-explain_last_move\n{ending}",
+        "--playouts", "300", "--seed", "3",
+    )
+    assert status == 0
+    assert "300 root visits" in answers[2], answers
+
+
+@pytest.mark.parametrize("how", ["closed-output", "sigterm"])
+def test_the_controller_stops_a_long_genmove_at_once(how: str) -> None:
+    # A minute of thinking, cut short by the controller's side of the pipes.
     process = EngineProcess("--playouts", "0", "--move-time", "60")
     try:
         process.ok("boardsize 9")
         process.send(b"genmove black\n")
         time.sleep(0.5)  # let the search get going
-        started = time.monotonic()
-        if how == "quit":
-            process.send(b"quit\n")
-            assert process.read_response(5).startswith("= ")  # the move, cut short
-            assert process.read_response(5) == "="
+        assert process.proc.poll() is None
+        if how == "closed-output":
+            assert process.proc.stdout is not None
+            process.proc.stdout.close()  # nobody reads the answer any more
+            assert process.proc.wait(10) == 0
         else:
-            assert process.proc.stdin is not None
-            process.proc.stdin.close()
-        assert process.proc.wait(5) == 0
-        assert time.monotonic() - started < 2.0
+            process.proc.terminate()
+            assert process.proc.wait(10) == -signal.SIGTERM
+        assert process.proc.stderr is not None
+        assert b"Traceback" not in process.proc.stderr.read()
     finally:
         if process.proc.poll() is None:
             process.proc.kill()
             process.proc.wait()
-        assert process.proc.stdout is not None and process.proc.stderr is not None
-        process.proc.stdout.close()
-        process.proc.stderr.close()
-        if process.proc.stdin is not None and not process.proc.stdin.closed:
-            process.proc.stdin.close()
+        for stream in (process.proc.stdin, process.proc.stdout, process.proc.stderr):
+            if stream is not None and not stream.closed:
+                with contextlib.suppress(BrokenPipeError):
+                    stream.close()
 
 
 def test_time_settings_bound_the_thinking_time() -> None:

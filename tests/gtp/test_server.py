@@ -260,7 +260,7 @@ def test_registry() -> None:
 
 
 # --------------------------------------------------------------------------
-# Long handlers: input_pending, quit_requested, cancellation at EOF
+# Long handlers: input_pending, input_ended; every command answered in full
 
 
 @attrs.define
@@ -269,7 +269,6 @@ class Probe:
 
     started: trio.Event = attrs.Factory(trio.Event)
     input_pending_at_start: bool | None = None
-    quit_requested_at_start: bool | None = None
     cancelled: bool = False
 
 
@@ -279,7 +278,6 @@ def server_with_waiter(probe: Probe, until: Callable[[GtpServer], bool]) -> GtpS
     @server.command("wait")
     async def wait(args: tuple[str, ...]) -> str:
         probe.input_pending_at_start = server.input_pending
-        probe.quit_requested_at_start = server.quit_requested
         probe.started.set()
         try:
             while not until(server):
@@ -311,7 +309,6 @@ async def test_input_pending_when_another_line_arrives(further: bytes, expected:
         await controller.send(b"quit\n")
         assert await controller.output_until_eof() == expected + b"=\n\n"
     assert probe.input_pending_at_start is False
-    assert probe.quit_requested_at_start is False
 
 
 async def test_part_of_a_line_is_not_pending_input() -> None:
@@ -339,57 +336,59 @@ async def test_input_pending_for_lines_that_came_with_the_command() -> None:
     assert probe.input_pending_at_start is True
 
 
-async def test_quit_requested_while_a_handler_runs() -> None:
+async def test_quit_waits_for_the_running_handler() -> None:
+    # Commands are answered in order, each in full: a quit read while a
+    # handler works is answered after it, and then the session ends.
     probe = Probe()
-    server = server_with_waiter(probe, lambda server: server.quit_requested)
+    release = trio.Event()
+    server = server_with_waiter(probe, lambda server: release.is_set())
     async with serving(server) as controller:
         await controller.send(b"1 wait\n")
         await probe.started.wait()
-        await controller.send(b"2 quit\n")
+        await controller.send(b"2 quit\n3 name\n")
+        await trio.testing.wait_all_tasks_blocked(cushion=0.01)
+        assert not controller.finished.is_set()
+        release.set()
         assert await controller.output_until_eof() == b"=1 stopped early\n\n=2\n\n"
         assert controller.finished.is_set()
-    assert probe.quit_requested_at_start is False
     assert not probe.cancelled
 
 
-async def test_eof_cancels_the_running_handler_and_serve_returns() -> None:
+async def test_eof_waits_for_the_running_handler_and_those_queued(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # `echo genmove b | engine`: the end of input is no reason to think less.
     probe = Probe()
-    server = server_with_waiter(probe, lambda server: False)  # never stops by itself
+    release = trio.Event()
+    server = server_with_waiter(probe, lambda server: release.is_set())
     async with serving(server) as controller:
-        await controller.send(b"5 wait\n6 name\n")
+        await controller.send(b"5 wait\n6 name\n7 wait\n")
         await probe.started.wait()
         await controller.close_input()
-        output = await controller.output_until_eof()
-        await controller.finished.wait()
-    assert probe.cancelled
-    assert server.quit_requested
-    # the command read before EOF is still answered, in order
-    assert output == b"?5 interrupted by end of input\n\n=6 test\n\n"
-
-
-async def test_eof_lets_a_cooperative_handler_answer_for_real() -> None:
-    # `printf 'genmove b\n' | engine` must still get a move: at EOF the search
-    # sees quit_requested and stops early with its answer, within the grace.
-    probe = Probe()
-    server = server_with_waiter(probe, lambda server: server.quit_requested)
-    async with serving(server) as controller:
-        await controller.send(b"5 wait\n6 wait\n")
-        await probe.started.wait()
-        await controller.close_input()
+        await trio.sleep(20)  # a long think (the clock jumps); nothing cuts it short
+        assert not controller.finished.is_set()
+        release.set()
         output = await controller.output_until_eof()
         await controller.finished.wait()
     assert not probe.cancelled
-    assert output == b"=5 stopped early\n\n=6 stopped early\n\n"
+    assert output == b"=5 stopped early\n\n=6 test\n\n=7 stopped early\n\n"
 
 
-async def test_async_handler_after_eof_does_not_hang() -> None:
+async def test_input_ended_stops_an_open_ended_command() -> None:
+    # Live analysis runs "until the next line"; the end of input is its end too.
     probe = Probe()
-    server = server_with_waiter(probe, lambda server: False)
+    server = server_with_waiter(
+        probe, lambda server: server.input_pending or server.input_ended
+    )
     async with serving(server) as controller:
-        await controller.send(b"wait\n")
+        await controller.send(b"5 wait\n")
+        await probe.started.wait()
+        assert not server.input_ended
         await controller.close_input()
-        assert await controller.output_until_eof() == b"? interrupted by end of input\n\n"
+        assert await controller.output_until_eof() == b"=5 stopped early\n\n"
         await controller.finished.wait()
+    assert server.input_ended
+    assert probe.input_pending_at_start is False
 
 
 async def test_eof_when_idle_returns_at_once() -> None:
@@ -476,6 +475,12 @@ async def forever(args):
     await trio.sleep_forever()
     return ""
 
+@server.command("slow")
+async def slow(args):
+    print("started", file=sys.stderr, flush=True)
+    await trio.sleep(float(args[0]))
+    return "done"
+
 @server.command("crash")
 def crash(args):
     raise RuntimeError("boom")
@@ -533,14 +538,41 @@ def test_pipes_script_then_eof() -> None:
     assert (engine.returncode, stderr) == (0, b"")
 
 
-def test_pipes_e41_eof_during_a_long_command_exits_cleanly() -> None:
+def test_pipes_e41_eof_during_a_long_command_answers_it_then_exits() -> None:
+    engine = start_engine()
+    assert engine.stdin is not None and engine.stderr is not None
+    engine.stdin.write(b"slow 1.5\nname\n")
+    engine.stdin.flush()
+    assert read_until(engine.stderr.fileno(), lambda data: b"started\n" in data) == b"started\n"
+    engine.stdin.close()
+    assert finish(engine) == (0, b"= done\n\n= tiny\n\n", b"")
+
+
+def test_pipes_closed_output_during_a_long_command_exits_at_once() -> None:
+    engine = start_engine()
+    assert engine.stdout is not None and engine.stderr is not None and engine.stdin is not None
+    engine.stdin.write(b"forever\n")
+    engine.stdin.flush()
+    read_until(engine.stderr.fileno(), lambda data: b"started\n" in data)
+    engine.stdout.close()  # the controller is gone: nobody will read the answer
+    try:
+        assert engine.wait(10) == 0  # its input is still open
+    finally:
+        engine.kill()
+        status, _, stderr = finish(engine)
+    assert (status, stderr) == (0, b"")
+
+
+def test_pipes_sigterm_during_a_long_command_exits_at_once() -> None:
     engine = start_engine()
     assert engine.stdin is not None and engine.stderr is not None
     engine.stdin.write(b"forever\n")
     engine.stdin.flush()
-    assert read_until(engine.stderr.fileno(), lambda data: b"started\n" in data) == b"started\n"
-    engine.stdin.close()
-    assert finish(engine) == (0, b"? interrupted by end of input\n\n", b"")
+    read_until(engine.stderr.fileno(), lambda data: b"started\n" in data)
+    engine.terminate()
+    status, _, stderr = finish(engine)
+    assert status == -signal.SIGTERM
+    assert b"Traceback" not in stderr
 
 
 def test_pipes_handler_exception_goes_to_stderr() -> None:

@@ -15,6 +15,7 @@ from gtp.vertex import (
     format_vertex,
     parse_colour_and_vertex,
     parse_move_answer,
+    parse_stone_list,
     parse_vertex,
 )
 
@@ -207,3 +208,16 @@ def test_column_letters() -> None:
     assert len(COLUMN_LETTERS) == 25
     assert "I" not in COLUMN_LETTERS
     assert COLUMN_LETTERS[:19] == "ABCDEFGHJKLMNOPQRST"
+
+
+def test_parse_stone_list() -> None:
+    assert parse_stone_list(["D4", "q16", "K10"], 19) == [(3, 3), (15, 15), (9, 9)]
+    assert parse_stone_list([], 19) == []
+    for words, message in (
+        (["D4", "pass"], "pass is not a stone"),
+        (["D4", "d4"], "repeated vertex: 'd4'"),
+        (["D4", "I5"], "invalid vertex"),
+        (["D4", "Z99"], "off the 19x19 board"),
+    ):
+        with pytest.raises(VertexError, match=message):
+            parse_stone_list(words, 19)

@@ -12,14 +12,16 @@ import trio
 import trio.testing
 from rich.console import Console
 
+import tui.live
 from arena.control.config import CompetitionConfig
 from arena.control.loader import load_control_file
 from arena.results import EndReason, GameResult
 from arena.run.events import MovePlayed, RunState, RunStateChanged, open_event_channel
 from arena.run.ringmaster import RunOptions
 from gtp.vertex import PASS, Colour
+from tui.dashboard import render_dashboard
 from tui.live import BATCH_SECONDS, FRAME_SECONDS, follow_events, run_with_display
-from tui.tracker import RunTracker
+from tui.tracker import RECENT_RESULTS, DashboardView, RunTracker
 
 from ..arena.fakes import fake_command
 from .builders import game_finished
@@ -160,3 +162,27 @@ async def test_a_finished_game_moves_the_progress_at_the_next_frame(
         nursery.start_soon(arena)
         await follow_events(receive, tracker, lambda: seen.append(tracker.view().games_done))
     assert seen[0] == 0 and seen[-1] == 1
+
+
+async def test_a_resumed_run_shows_the_last_results_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = demo_config(tmp_path, games=12)
+    first = RunOptions(parallel=1, keyboard=False, handle_signals=False, max_games=10)
+    await run_with_display(config, first, console=Console(file=io.StringIO()), quiet=True)
+    frames: list[DashboardView] = []
+
+    def recording(view: DashboardView) -> object:
+        frames.append(view)
+        return render_dashboard(view)
+
+    monkeypatch.setattr(tui.live, "render_dashboard", recording)
+    console, screen = terminal()
+    await run_with_display(config, OPTIONS, console=console)
+    # The first frame, drawn before the resumed run plays anything: the newest
+    # results of the first run, newest first, as many as the section holds.
+    recent = [result.game_id for result in frames[0].recent]
+    assert recent == [f"0_{n:02d}" for n in range(9, 9 - RECENT_RESULTS, -1)]
+    assert all("beat" in result.text for result in frames[0].recent)
+    final = plain(screen.getvalue().rsplit("\x1b[?1049l", 1)[-1])
+    assert "0_11" in final and "0_10" in final and "0_09" in final

@@ -9,6 +9,7 @@ from arena.competitions.registry import make_competition
 from arena.control.loader import load_control_file
 from arena.results import EndReason, GameResult
 from gtp.vertex import Colour
+from tui.tracker import RunTracker
 from tui.views import (
     AllPlayAllView,
     PlayoffView,
@@ -16,7 +17,7 @@ from tui.views import (
     competition_view,
 )
 
-from .builders import allplayall, play, playoff, tuner
+from .builders import allplayall, play, playoff, screen, tuner
 
 
 def test_playoff_view(tmp_path: Path) -> None:
@@ -114,3 +115,20 @@ def test_tuner_view(tmp_path: Path) -> None:
 
 def test_no_snapshot_no_view() -> None:
     assert competition_view(None) is None
+
+
+def test_two_wins_of_two_do_not_read_as_a_negative_elo(tmp_path: Path) -> None:
+    competition = playoff(tmp_path)
+    for _ in range(2):
+        job = competition.next_job()
+        assert job is not None
+        winner = Colour.BLACK if job.black.code == "player00" else Colour.WHITE
+        competition.record_result(
+            GameResult(job.game_id, job.black.code, job.white.code, winner, EndReason.RESIGN),
+            {},
+        )
+    tracker = RunTracker("league")
+    tracker.set_snapshot(competition.snapshot())
+    shown = "\n".join(screen(tracker.view(), 100, 30))
+    assert "Elo -113 to +inf" in shown
+    assert "≥ -" not in shown

@@ -71,6 +71,7 @@ async def test_a_finished_competition(tmp_path: Path) -> None:
     assert (view.state, view.message) == (RunState.FINISHED, "competition complete")
     assert view.in_progress == ()
     assert sorted(r.game_id for r in view.recent) == sorted(journal_ids(config))
+    assert view.rate is not None and view.rate > 0  # the run's own rate, from its events
 
 
 def write_events(path: Path, events: list[Event]) -> None:
@@ -244,4 +245,22 @@ async def test_watching_a_competition_that_is_not_running(tmp_path: Path) -> Non
     out = io.StringIO()
     status = await watch_competition(config, console=Console(file=io.StringIO()), out=out)
     assert status == 0
-    assert out.getvalue() == "watched: not running; 2/2 games\n"
+    # Without a terminal: the final picture, as the README promises, in plain text.
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "playoff watched · 9x9 komi 7.5 · finished · watching"
+    assert re.search(r"2/2 games · \d+\.\d\d games/s$", lines[1])
+    assert "finished: competition complete" in lines
+    assert any(line.startswith("alpha v beta: 2/2 games") for line in lines)
+    assert "Recent results" in lines
+    assert "\x1b" not in out.getvalue()
+
+
+async def test_watching_a_finished_competition_on_a_terminal(tmp_path: Path) -> None:
+    config = paced_config(tmp_path, games=2, delay=0.0)
+    await run_competition(config, QUIET)
+    screen = io.StringIO()
+    terminal = Console(file=screen, force_terminal=True, width=100, height=30, color_system=None)
+    assert await watch_competition(config, console=terminal, keys=False) == 0
+    shown = re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", screen.getvalue())
+    assert re.search(r"2/2 games · \d+\.\d\d games/s", shown)
+    assert "--.--" not in shown
