@@ -16,9 +16,10 @@ does not win (including an unknown result) counts as a visit without a win.
 Changing the control file between runs: the ``Parameter`` codes, splits and
 scales, the opponent, the candidate colour, the board size, komi and handicap
 must stay as they were (the run is refused otherwise); the exploration
-coefficient, ``max_depth``, ``initial_visits``/``initial_wins`` (they apply
-to candidates created from then on), ``make_candidate``, ``number_of_games``
-and every reporting setting (including ``format``) may change.
+coefficient, ``selection_rule``, ``max_depth``, ``initial_visits`` and
+``initial_wins`` (they apply to candidates created from then on),
+``make_candidate``, ``number_of_games`` and every reporting setting
+(including ``format``) may change.
 """
 
 from __future__ import annotations
@@ -37,14 +38,8 @@ from arena.competitions.snapshots import (
     TunerCandidate,
     TunerSnapshot,
 )
-from arena.competitions.tuner_tree import (
-    ExplicitScale,
-    LinearScale,
-    LogScale,
-    Node,
-    ParameterSpec,
-    TunerTree,
-)
+from arena.competitions.tuner_scales import ExplicitScale, LinearScale, LogScale, ParameterSpec
+from arena.competitions.tuner_tree import Node, TunerTree
 from arena.competitions.tuner_tree import Path as TreePath
 from arena.control.config import CompetitionConfig
 from arena.control.settings import PlayerConfig, Where
@@ -105,6 +100,7 @@ class McTuner:
             initial_wins=settings.initial_wins,
             max_depth=settings.max_depth,
             virtual_loss=virtual_loss,
+            rule=settings.selection_rule,
         )
 
     # -- candidates -------------------------------------------------------------
@@ -402,6 +398,7 @@ class McTuner:
             engines=tuple(sorted(self._engines.items())),
             candidate_engine=self._candidate_engine,
             complete=self.is_complete(),
+            selection_rule=settings.selection_rule,
         )
 
 

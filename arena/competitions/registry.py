@@ -15,7 +15,7 @@ from arena.competitions.allplayall import AllPlayAll
 from arena.competitions.base import Competition
 from arena.competitions.mc_tuner import McTuner
 from arena.competitions.playoff import Playoff
-from arena.competitions.tuner_tree import PREDEFINED_SCALES
+from arena.competitions.tuner_scales import PREDEFINED_SCALES
 from arena.control.allplayall import parse_allplayall
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile

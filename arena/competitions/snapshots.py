@@ -144,7 +144,7 @@ class TunerCandidate:
     games_won: int
     in_progress: int  # games in flight for the candidate and its descendants
     win_rate: float  # wins / visits (initial counts included)
-    ucb: float  # the value the tuner gives it now (games in flight count as visits)
+    ucb: float  # the selection rule's value now (games in flight count as visits)
     interval: Interval  # Wilson interval of games_won / games (no initial counts)
     best: bool  # on the path to the best candidate
     expanded: bool  # has children (plays no more games itself)
@@ -203,6 +203,7 @@ class TunerSnapshot:
     candidate_engine: str | None  # the last candidate engine description seen
     complete: bool
     confidence: float = DEFAULT_CONFIDENCE
+    selection_rule: str = "ucb"  # 'ucb' (Gomill's) or 'kl-ucb'
 
     @property
     def candidates(self) -> tuple[TunerCandidate, ...]:

@@ -57,6 +57,12 @@ def _games_line(snapshot: TunerSnapshot) -> str:
     return line
 
 
+def _rule_text(snapshot: TunerSnapshot) -> str:
+    if snapshot.selection_rule == "ucb":
+        return f"exploration coefficient: {snapshot.exploration_coefficient:g}"
+    return f"selection rule: {snapshot.selection_rule}"
+
+
 def tuner_report(snapshot: TunerSnapshot) -> str:
     """Header, settings, the best candidate, the shown candidates of each level, players."""
     blocks: list[str] = [f"mc_tuner: {snapshot.code}"]
@@ -70,8 +76,7 @@ def tuner_report(snapshot: TunerSnapshot) -> str:
                 f" {snapshot.candidate_colour.gtp_name}   opponent: {snapshot.opponent}",
                 _games_line(snapshot),
                 f"parameters: {parameters}",
-                f"exploration coefficient: {snapshot.exploration_coefficient:g}"
-                f"   initial visits: {snapshot.initial_visits}"
+                _rule_text(snapshot) + f"   initial visits: {snapshot.initial_visits}"
                 f"   initial wins: {snapshot.initial_wins}"
                 f"   max depth: {snapshot.max_depth}"
                 f"   candidates: {snapshot.candidate_count}",
