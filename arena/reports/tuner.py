@@ -103,12 +103,17 @@ def tuner_report(snapshot: TunerSnapshot) -> str:
         title = "candidates" if snapshot.max_depth == 1 and number == 1 else f"level {number}"
         blocks.append("\n".join([f"{title}, most games first {legend}", *candidate_lines(level)]))
     players = describe_players([snapshot.opponent], dict(snapshot.engines))
-    if snapshot.candidate_engine:
-        first, *rest = snapshot.candidate_engine.strip().splitlines() or [""]
-        players.append(f"candidates: {first}")
-        players.extend(f"  {line}" for line in rest)
+    players.extend(candidate_engine_lines(snapshot.candidate_engine))
     blocks.append("\n".join(players))
     return "\n\n".join(blocks) + "\n"
+
+
+def candidate_engine_lines(description: str | None) -> list[str]:
+    """``candidates: <engine description>`` (further lines indented), if one was seen."""
+    if not description:
+        return []
+    first, *rest = description.strip().splitlines() or [""]
+    return [f"candidates: {first}", *(f"  {line}" for line in rest)]
 
 
 def tree_dump(games: int, candidates: Sequence[TunerCandidate]) -> list[str]:

@@ -148,10 +148,6 @@ def test_user_variables_and_imports_are_allowed(tmp_path: Path) -> None:
         # structure
         ("players = {}\n", ":1: competition_type: must be set first"),
         ("competition_type = 'cup'\n", ":1: competition_type: unknown competition type 'cup'"),
-        (
-            "competition_type = 'ce_tuner'\n",
-            "competition_type: competition type 'ce_tuner' is not supported yet",
-        ),
         (HEADER + "players = {\n", "syntax error"),
         (HEADER + "x = 1 / 0\n", ":2: error while running the control file: ZeroDivisionError"),
         (HEADER + GAME + MATCHUPS, "players: not set"),
