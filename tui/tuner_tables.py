@@ -28,7 +28,7 @@ def ce_tuner_lines(detail: CeTunerView, width: int, budget: int) -> list[Text]:
     if detail.generation >= detail.generations:
         stage = f"final distribution (after {detail.generations} generations)"
     else:
-        stage = f"generation {detail.generation + 1}/{detail.generations}"
+        stage = f"generation g{detail.generation} of {detail.generations}"
     lines = [
         line(f"{stage}: {detail.distribution} · {detail.optimiser}", width, "bold green"),
     ]

@@ -151,7 +151,7 @@ class SpsaParameterView:
     bounds: str  # '0..1'
     c_next: float
     r_next: float
-    trend: str  # a sparkline of the trajectory
+    trend: str  # a sparkline of the latest trajectory points, scaled to their own range
 
 
 @attrs.frozen
@@ -405,14 +405,16 @@ def ce_tuner_view(snapshot: CeTunerSnapshot) -> CompetitionView:
 SPARKS = "▁▂▃▄▅▆▇█"
 
 
-def sparkline(values: Sequence[float], low: float, high: float, width: int = 16) -> str:
-    """The last ``width`` values as bars between ``low`` and ``high``."""
+def sparkline(values: Sequence[float], width: int = 16) -> str:
+    """The last ``width`` values as bars from their lowest to their highest (flat: middle)."""
     shown = list(values)[-width:]
-    span = high - low
+    if not shown:
+        return ""
+    low, high = min(shown), max(shown)
     bars = []
     for value in shown:
-        level = 0.0 if span <= 0 else (value - low) / span
-        bars.append(SPARKS[min(len(SPARKS) - 1, max(0, int(level * len(SPARKS))))])
+        level = 0.5 if high <= low else (value - low) / (high - low)
+        bars.append(SPARKS[min(len(SPARKS) - 1, int(level * len(SPARKS)))])
     return "".join(bars)
 
 
@@ -426,7 +428,7 @@ def spsa_tuner_view(snapshot: SpsaTunerSnapshot) -> CompetitionView:
             bounds=f"{p.minimum:g}..{p.maximum:g}",
             c_next=p.c_now,
             r_next=p.r_now,
-            trend=sparkline(p.trajectory, p.minimum, p.maximum),
+            trend=sparkline(p.trajectory),
         )
         for p in snapshot.parameters
     )

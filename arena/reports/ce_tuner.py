@@ -8,7 +8,7 @@ finished generation: the distribution it sampled, its best sample and the
 mean of its elite.  After each generation the history file gets the
 generation's candidates, most wins first, the elite marked ``*``::
 
-    generation 0
+    generation g0
     distribution: I: 0.10; F: 3162.28   -1.00~1.50 3.50~1.50
     g0#3*  I: 0.05; F: 2000.00   8
 """
@@ -59,7 +59,7 @@ def generation_lines(
 ) -> list[str]:
     """The history file's record of a finished generation (candidates most wins first)."""
     return [
-        f"generation {number}",
+        f"generation g{number}",
         f"distribution: {distribution_line(distribution)}",
         *candidate_table(ordered, games=False),
         "",
@@ -69,7 +69,7 @@ def generation_lines(
 def _generation_row(generation: CeGeneration) -> str:
     best = generation.best
     return (
-        f"{generation.number:>3}  {distribution_line(generation.distribution)}"
+        f"g{generation.number:<3} {distribution_line(generation.distribution)}"
         f"   best {best.code} {best.description} {format_points(best.wins)}/{best.games}"
         f"   elite mean {'; '.join(generation.elite_mean)}"
     )
@@ -88,7 +88,7 @@ def ce_tuner_report(snapshot: CeTunerSnapshot) -> str:
     if snapshot.complete:
         stage = f"all {snapshot.number_of_generations} generations played"
     else:
-        stage = f"generation {snapshot.generation} of {snapshot.number_of_generations}"
+        stage = f"generation g{snapshot.generation} of {snapshot.number_of_generations}"
     parameters = ", ".join(
         f"{p.code} (initial {p.initial_mean:g}~{p.initial_variance:g}, {p.transform})"
         for p in snapshot.parameters
@@ -110,7 +110,7 @@ def ce_tuner_report(snapshot: CeTunerSnapshot) -> str:
     title = (
         "final distribution"
         if snapshot.generation >= snapshot.number_of_generations
-        else f"distribution for generation {snapshot.generation}"
+        else f"distribution for generation g{snapshot.generation}"
     )
     blocks.append(
         f"{title}: {snapshot.distribution.description}\n"
@@ -121,7 +121,7 @@ def ce_tuner_report(snapshot: CeTunerSnapshot) -> str:
         blocks.append(
             "\n".join(
                 [
-                    f"candidates of generation {snapshot.generation}, most wins first"
+                    f"candidates of generation g{snapshot.generation}, most wins first"
                     " (code, engine parameters, wins/games; no winner counts half)",
                     *candidate_table(ordered),
                 ]

@@ -283,7 +283,7 @@ def test_gomills_sample_control_file_runs_unchanged_but_for_the_engines(tmp_path
     assert commands[5] == "uct_param_player max_games 1000"
     assert commands[6].startswith("uct_param_search rave_weight_initial ")
     report = competition_report(tuner.snapshot())
-    assert "distribution for generation 0: I: 0.10; F: 3162.28" in report
+    assert "distribution for generation g0: I: 0.10; F: 3162.28" in report
     assert "optimiser mean~variance: -1.00~1.50 3.50~1.50" in report
     assert "games played: 0/5000" in report
     assert "elite: 10 (proportion 0.1)   step size: 0.8" in report
@@ -395,7 +395,7 @@ def test_a_generation_updates_the_distribution_from_its_elite(tmp_path: Path) ->
     assert first.distribution.means == (0.0,) and first.elite_count == 2
     assert first.best.code == f"g0#{elite[0]}" and first.best.wins == wins[elite[0]]
     notes = tuner.take_history_notes()
-    assert notes[0] == "generation 0" and notes[1].startswith("distribution: x: 0.000")
+    assert notes[0] == "generation g0" and notes[1].startswith("distribution: x: 0.000")
     assert sum(line.split()[0].endswith("*") for line in notes[2:-1]) == 2
     assert tuner.take_history_notes() == []
 
@@ -556,9 +556,9 @@ def test_report_shows_each_generations_distribution(tmp_path: Path) -> None:
     tuner = make_tuner(tmp_path)
     play_serially(tuner, lambda x: x > 0, games=17)
     report = competition_report(tuner.snapshot())
-    assert "generation 2 of 3   games played: 17/24" in report
-    rows = [line for line in report.splitlines() if line.startswith(("  0  ", "  1  "))]
+    assert "generation g2 of 3   games played: 17/24" in report
+    rows = [line for line in report.splitlines() if line.startswith(("g0   ", "g1   "))]
     assert len(rows) == 2 and all("best g" in row and "elite mean x: " in row for row in rows)
-    assert "candidates of generation 2, most wins first" in report
+    assert "candidates of generation g2, most wins first" in report
     assert report.count("g2#") == 4
     assert math.isfinite(tuner.snapshot().distribution.variances[0])
