@@ -36,7 +36,13 @@ from typing import Any, Final
 import attrs
 
 from arena.competitions.base import PlayerCheck
-from arena.competitions.cem import Gaussian, Sample, elite_count, finish_generation
+from arena.competitions.cem import (
+    FinishedGeneration,
+    Gaussian,
+    Sample,
+    elite_count,
+    finish_generation,
+)
 from arena.competitions.playoff import GameNumbers
 from arena.competitions.snapshots import (
     CeCandidate,
@@ -75,49 +81,6 @@ class _Running:
     round: int
 
 
-@attrs.frozen
-class _Finished:
-    """A finished generation, as kept in the state."""
-
-    number: int
-    distribution: Gaussian
-    games: int
-    elite_count: int
-    best: int
-    best_sample: Sample
-    best_wins: float
-    elite_mean: Sample
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "number": self.number,
-            "distribution": self.distribution.to_json(),
-            "games": self.games,
-            "elite_count": self.elite_count,
-            "best": self.best,
-            "best_sample": list(self.best_sample),
-            "best_wins": self.best_wins,
-            "elite_mean": list(self.elite_mean),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any], dimension: int) -> _Finished:
-        best_sample = tuple(float(v) for v in data["best_sample"])
-        elite_mean = tuple(float(v) for v in data["elite_mean"])
-        if len(best_sample) != dimension or len(elite_mean) != dimension:
-            raise ValueError("a finished generation of another number of parameters")
-        return cls(
-            int(data["number"]),
-            Gaussian.from_json(data["distribution"], dimension),
-            int(data["games"]),
-            int(data["elite_count"]),
-            int(data["best"]),
-            best_sample,
-            float(data["best_wins"]),
-            elite_mean,
-        )
-
-
 class CeTuner:
     """A cross-entropy tuning event (implements :class:`arena.competitions.base.Competition`).
 
@@ -136,7 +99,7 @@ class CeTuner:
         self._samples: list[Sample] = []
         self._wins: list[float] = []
         self._rounds: list[GameNumbers] = []
-        self._finished: list[_Finished] = []
+        self._finished: list[FinishedGeneration] = []
         self._running: dict[str, _Running] = {}
         self._players: dict[int, PlayerConfig] = {}
         self._games = 0
@@ -179,7 +142,7 @@ class CeTuner:
         elites = [self._samples[n] for n in outcome.elite]
         elite_mean = tuple(sum(axis) / len(elites) for axis in zip(*elites, strict=True))
         self._finished.append(
-            _Finished(
+            FinishedGeneration(
                 self._generation,
                 self._distribution,
                 sum(r.finished_below for r in self._rounds),
@@ -369,7 +332,7 @@ class CeTuner:
             distribution = Gaussian.from_json(state["distribution"], dimension)
             wins = [float(w) for w in state["wins"]]
             rounds = [GameNumbers(int(b), {int(n) for n in a}) for b, a in state["rounds"]]
-            finished = [_Finished.from_json(f, dimension) for f in state["finished"]]
+            finished = [FinishedGeneration.from_json(f, dimension) for f in state["finished"]]
             games = int(state["games"])
             void_games = int(state["void_games"])
             engines = {str(k): str(v) for k, v in state["engines"].items()}
@@ -438,7 +401,7 @@ class CeTuner:
             elite=elite,
         )
 
-    def _generation_view(self, finished: _Finished) -> CeGeneration:
+    def _generation_view(self, finished: FinishedGeneration) -> CeGeneration:
         describe = self.settings.describe
         best = CeCandidate(
             code=candidate_code(finished.number, finished.best),

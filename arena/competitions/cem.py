@@ -15,7 +15,9 @@ Gomill's ``ce_tuner`` made:
   ``new = step_size * elite + (1 - step_size) * old``, for the mean and for
   the variance alike.
 
-No I/O; randomness comes from the ``random.Random`` the caller passes.
+Also :class:`FinishedGeneration`, what a tuner's state keeps of each
+finished generation.  No I/O; randomness comes from the ``random.Random``
+the caller passes.
 """
 
 from __future__ import annotations
@@ -135,3 +137,46 @@ def finish_generation(
     elite = order[: elite_count(elite_proportion, len(samples))]
     updated = update_distribution(distribution, [samples[n] for n in elite], step_size)
     return GenerationOutcome(tuple(order), tuple(elite), updated)
+
+
+@attrs.frozen
+class FinishedGeneration:
+    """What the state keeps of a finished generation (for the reports)."""
+
+    number: int
+    distribution: Gaussian
+    games: int
+    elite_count: int
+    best: int
+    best_sample: Sample
+    best_wins: float
+    elite_mean: Sample
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "distribution": self.distribution.to_json(),
+            "games": self.games,
+            "elite_count": self.elite_count,
+            "best": self.best,
+            "best_sample": list(self.best_sample),
+            "best_wins": self.best_wins,
+            "elite_mean": list(self.elite_mean),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], dimension: int) -> FinishedGeneration:
+        best_sample = tuple(float(v) for v in data["best_sample"])
+        elite_mean = tuple(float(v) for v in data["elite_mean"])
+        if len(best_sample) != dimension or len(elite_mean) != dimension:
+            raise ValueError("a finished generation of another number of parameters")
+        return cls(
+            int(data["number"]),
+            Gaussian.from_json(data["distribution"], dimension),
+            int(data["games"]),
+            int(data["elite_count"]),
+            int(data["best"]),
+            best_sample,
+            float(data["best_wins"]),
+            elite_mean,
+        )

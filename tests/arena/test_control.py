@@ -359,3 +359,11 @@ def test_free_handicap_on_a_small_board_is_allowed(tmp_path: Path) -> None:
     )
     (matchup,) = load_control_file(write(tmp_path, text)).playoff.matchups
     assert matchup.settings.handicap == 3
+
+
+@pytest.mark.parametrize(
+    "example", sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.ctl"))
+)
+def test_every_example_control_file_loads(example: Path) -> None:
+    config = load_control_file(example)
+    assert f"competition_type = '{config.competition_type}'" in example.read_text()
