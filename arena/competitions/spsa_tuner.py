@@ -13,7 +13,8 @@ fixed when the iteration's first game is issued, from ``theta`` as it is
 then; theta is updated when both games are counted.  Slots take the games
 of the next iterations meanwhile, so several iterations are in flight at
 once (as fishtest's workers do), each perturbing the theta of its own
-start.  A game without a winner counts half a point.
+start.  A game without a winner counts half a point.  Theta goes to the
+history file every twentieth of the run.
 
 State: theta, the iterations counted, the open iterations with their
 perturbation (so a game replayed after a stop plays the same two
@@ -144,6 +145,7 @@ class SpsaTuner:
         self._voids = VoidGames()
         self._candidate_engine: str | None = None
         self._trajectory = Trajectory([(0, self._theta)])
+        self._history: list[str] = []
         self._fixed = self._fixed_settings()
 
     @property
@@ -284,6 +286,9 @@ class SpsaTuner:
             self._players.pop(f"#{iteration.k}{sign}", None)
         self._done += 1
         self._trajectory.add(self._done, self._theta)
+        if self._done % max(1, self._iterations // 20) == 0 or self._done == self._iterations:
+            described = "; ".join(settings.describe(self._theta))
+            self._history.append(f"theta after {self._done} iterations: {described}")
 
     def record_void(self, game_id: str, pairing: str, *, live: bool) -> bool:
         halt = self._voids.void(live=live)
@@ -292,7 +297,9 @@ class SpsaTuner:
         return halt
 
     def take_history_notes(self) -> list[str]:
-        return []
+        """Theta every twentieth of the run, for the history file."""
+        notes, self._history = self._history, []
+        return notes
 
     # -- state ------------------------------------------------------------------
 

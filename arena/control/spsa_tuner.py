@@ -2,8 +2,8 @@
 
 Owns :class:`SpsaTunerSettings`: ``parameters`` with ``Parameter(code,
 start, min, max, c_end, r_end, format)``, ``make_candidate``,
-``number_of_iterations``, ``A`` (default a tenth of the iterations, as
-OpenBench's A ratio), ``alpha`` (default 0.602), ``gamma`` (default 0.101)
+``number_of_iterations``, ``A`` (default a tenth of the iterations, the
+usual rule of thumb), ``alpha`` (default 0.602), ``gamma`` (default 0.101)
 and the game settings.  There is no opponent: each iteration's games are
 ``theta + c*delta`` against ``theta - c*delta``, so ``players`` may be
 left out, and ``opponent`` and ``candidate_colour`` are refused.

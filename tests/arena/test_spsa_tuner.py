@@ -324,6 +324,10 @@ def test_a_resumed_tuner_goes_on_as_if_never_stopped(tmp_path: Path) -> None:
     assert finish(resumed, job, plus_wins(job))
     play_serially(resumed, plus_wins)
     assert resumed.theta == straight.theta and resumed.is_complete()
+    notes = straight.take_history_notes()
+    assert len(notes) == 10 and notes[-1] == "theta after 10 iterations: " + "; ".join(
+        straight.settings.describe(straight.theta)
+    )
     assert resumed.snapshot().parameters == straight.snapshot().parameters
 
 
