@@ -20,6 +20,11 @@ halts when they repeat).  Startup checks run first and raise
 message names the engine and its command).  With
 ``record_dir`` the match is recorded there as a competition (SGF files,
 journal, logs) exactly as ``arena run`` records one.
+
+:func:`run_control_file` runs any control file's competition (a playoff, a
+tournament, any of the tuners) through the same loop, in memory, and returns
+its final snapshot, e.g. ``(await run_control_file("tune.ctl",
+parallel=4)).distribution`` for a cross-entropy tuner.
 """
 
 from __future__ import annotations
@@ -32,7 +37,9 @@ from typing import Any
 
 import attrs
 
+from arena.competitions.snapshots import CompetitionSnapshot
 from arena.control.config import CompetitionConfig, MatchupConfig, PlayoffSettings
+from arena.control.loader import load_control_file
 from arena.control.settings import (
     GAME_SETTINGS,
     GameSettings,
@@ -239,3 +246,41 @@ async def play_match(
         records=tuple(collector.records),
         halted=summary.message if summary.state is RunState.HALTED else None,
     )
+
+
+async def run_control_file(
+    control_file: str | os.PathLike[str] | CompetitionConfig,
+    *,
+    parallel: int = 1,
+    max_games: int | None = None,
+    stderr: StderrRoute = "discard",
+) -> CompetitionSnapshot:
+    """Play a control file's competition in memory (nothing is written) and return its snapshot.
+
+    The games are played by the run loop ``arena run`` uses, ``parallel`` at a
+    time, each competition choosing its games as it does there (a tuner's
+    next candidates, an SPSA tuner's iterations in flight).  Raises
+    :class:`arena.errors.ControlFileError` for a bad control file and
+    EngineStartError when a player fails its startup check.
+    """
+    if parallel < 1:
+        raise ValueError("parallel must be >= 1")
+    config = (
+        control_file
+        if isinstance(control_file, CompetitionConfig)
+        else load_control_file(control_file)
+    )
+    ringmaster = Ringmaster(
+        config,
+        RunOptions(parallel=parallel, max_games=max_games, keyboard=False, handle_signals=False),
+        EventBus(),
+        files=None,
+        executor=LocalExecutor(
+            stderr=stderr, reuse_engines=config.reuse_engines, numbered_slots=parallel > 1
+        ),
+    )
+    try:
+        await ringmaster.run()
+    except StartupCheckFailed as exc:
+        raise exc.failures[0][1] from None
+    return ringmaster.competition.snapshot()

@@ -4,8 +4,9 @@ Each renderer takes a view from :mod:`tui.views`, a width and a line budget,
 and returns at most that many lines.  Playoffs show Gomill's table per
 matchup with Elo, LOS and SPRT on its title line, or one line per matchup
 when the tables do not fit; all-play-alls show the colour-coded results grid
-(when it fits) and the Bradley–Terry ratings, best first; the tuner shows its
-candidates, most games first, the best one starred and always on screen.
+(when it fits) and the Bradley–Terry ratings, best first; the Monte Carlo
+tuner shows its candidates, most games first, the best one starred and
+always on screen; the other tuners' tables are in :mod:`tui.tuner_tables`.
 """
 
 from __future__ import annotations
@@ -28,13 +29,21 @@ from tui.tables import (
     percent,
     table_lines,
 )
+from tui.tuner_tables import (
+    ce_tuner_lines,
+    ce_tuner_natural_height,
+    spsa_tuner_lines,
+    spsa_tuner_natural_height,
+)
 from tui.views import (
     AllPlayAllView,
+    CeTunerView,
     CompetitionDetail,
     MatchupView,
     PlayerLine,
     PlayoffView,
     RatingRow,
+    SpsaTunerView,
     TunerView,
 )
 
@@ -295,6 +304,10 @@ def competition_natural_height(detail: CompetitionDetail | None) -> int:
         return allplayall_natural_height(detail)
     if isinstance(detail, TunerView):
         return len(detail.candidates) + 2
+    if isinstance(detail, CeTunerView):
+        return ce_tuner_natural_height(detail)
+    if isinstance(detail, SpsaTunerView):
+        return spsa_tuner_natural_height(detail)
     return 0
 
 
@@ -305,4 +318,8 @@ def competition_lines(detail: CompetitionDetail | None, width: int, budget: int)
         return playoff_lines(detail, width, budget)
     if isinstance(detail, AllPlayAllView):
         return allplayall_lines(detail, width, budget)
+    if isinstance(detail, CeTunerView):
+        return ce_tuner_lines(detail, width, budget)
+    if isinstance(detail, SpsaTunerView):
+        return spsa_tuner_lines(detail, width, budget)
     return tuner_lines(detail, width, budget)

@@ -6,7 +6,8 @@ with the figures already formatted, and :mod:`tui.dashboard` draws views.
 
 One builder per competition type, chosen by the snapshot's type
 (:mod:`arena.competitions.snapshots`): :func:`playoff_view`,
-:func:`allplayall_view` and :func:`tuner_view`.
+:func:`allplayall_view`, :func:`tuner_view`, :func:`ce_tuner_view` and
+:func:`spsa_tuner_view`.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ import attrs
 
 from arena.competitions.snapshots import (
     AllPlayAllSnapshot,
+    CeTunerSnapshot,
     CompetitionSnapshot,
     MatchupSnapshot,
     PlayoffSnapshot,
+    SpsaTunerSnapshot,
     TunerCandidate,
     TunerSnapshot,
 )
+from arena.control.settings import GameSettings
 from arena.stats.matchstats import format_elo, format_elo_brief
 from arena.stats.ratings import PlayerRating
 
@@ -115,14 +119,57 @@ class TunerView:
     opponent: str | None = None
 
 
-CompetitionDetail = PlayoffView | AllPlayAllView | TunerView
+@attrs.frozen
+class SampleView:
+    """One sample of the cross-entropy tuner's current generation."""
+
+    code: str  # 'g2#17'
+    parameters: str
+    wins: float
+    games: int
+    in_flight: int
+
+
+@attrs.frozen
+class CeTunerView:
+    generation: int  # 0-based; equals generations once complete
+    generations: int
+    batch_size: int
+    elite_count: int
+    distribution: str  # engine parameters at the mean
+    optimiser: str  # mean~variance per parameter
+    samples: tuple[SampleView, ...]  # most wins first
+    history: tuple[str, ...]  # 'g0 I: 0.10; F: 3162.28' per finished generation, latest last
+    opponent: str
+
+
+@attrs.frozen
+class SpsaParameterView:
+    code: str
+    value: str  # theta now, through the format
+    start: float
+    bounds: str  # '0..1'
+    c_next: float
+    r_next: float
+    trend: str  # a sparkline of the latest trajectory points, scaled to their own range
+
+
+@attrs.frozen
+class SpsaTunerView:
+    parameters: tuple[SpsaParameterView, ...]
+    iterations_done: int
+    iterations: int
+    plus_share: float | None  # the plus side's share of the points; None before a game
+
+
+CompetitionDetail = PlayoffView | AllPlayAllView | TunerView | CeTunerView | SpsaTunerView
 
 
 @attrs.frozen
 class CompetitionView:
     """What the dashboard shows of a competition, whatever its type."""
 
-    kind: str  # "playoff", "allplayall", "mc_tuner" or the snapshot's class name
+    kind: str  # the competition type: "playoff", "allplayall", "mc_tuner", ...
     code: str
     description: str | None
     board: str | None  # "9x9 komi 7.5", "mixed settings", None when unknown
@@ -320,6 +367,91 @@ def tuner_view(snapshot: TunerSnapshot) -> CompetitionView:
     )
 
 
+def _board(settings: GameSettings) -> str:
+    return f"{settings.board_size}x{settings.board_size} komi {_format_komi(settings.komi)}"
+
+
+def ce_tuner_view(snapshot: CeTunerSnapshot) -> CompetitionView:
+    """The current distribution and generation, samples most wins first."""
+    ordered = sorted(snapshot.candidates, key=lambda c: (-c.wins, c.number))
+    samples = tuple(
+        SampleView(c.code, c.description, float(c.wins), c.games, c.in_progress) for c in ordered
+    )
+    history = tuple(f"g{g.number} {g.distribution.description}" for g in snapshot.generations)
+    detail = CeTunerView(
+        generation=snapshot.generation,
+        generations=snapshot.number_of_generations,
+        batch_size=snapshot.batch_size,
+        elite_count=snapshot.elite_count,
+        distribution=snapshot.distribution.description,
+        optimiser=snapshot.distribution.optimiser,
+        samples=samples,
+        history=history,
+        opponent=snapshot.opponent,
+    )
+    return CompetitionView(
+        kind="ce_tuner",
+        code=snapshot.code,
+        description=snapshot.description,
+        board=_board(snapshot.settings),
+        games_done=snapshot.games_played,
+        games_total=snapshot.games_total,
+        counts=None,  # the tracker counts forfeits, timeouts and voids from the events
+        detail=detail,
+        complete=snapshot.complete,
+    )
+
+
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Sequence[float], width: int = 16) -> str:
+    """The last ``width`` values as bars from their lowest to their highest (flat: middle)."""
+    shown = list(values)[-width:]
+    if not shown:
+        return ""
+    low, high = min(shown), max(shown)
+    bars = []
+    for value in shown:
+        level = 0.5 if high <= low else (value - low) / (high - low)
+        bars.append(SPARKS[min(len(SPARKS) - 1, int(level * len(SPARKS)))])
+    return "".join(bars)
+
+
+def spsa_tuner_view(snapshot: SpsaTunerSnapshot) -> CompetitionView:
+    """Each parameter now, with the perturbation and rate to come and its trend."""
+    parameters = tuple(
+        SpsaParameterView(
+            code=p.code,
+            value=p.formatted,
+            start=p.start,
+            bounds=f"{p.minimum:g}..{p.maximum:g}",
+            c_next=p.c_now,
+            r_next=p.r_now,
+            trend=sparkline(p.trajectory),
+        )
+        for p in snapshot.parameters
+    )
+    games = snapshot.games_played
+    detail = SpsaTunerView(
+        parameters=parameters,
+        iterations_done=snapshot.iterations_done,
+        iterations=snapshot.number_of_iterations,
+        plus_share=snapshot.plus_score / games if games else None,
+    )
+    return CompetitionView(
+        kind="spsa_tuner",
+        code=snapshot.code,
+        description=snapshot.description,
+        board=_board(snapshot.settings),
+        games_done=games,
+        games_total=snapshot.games_total,
+        counts=None,  # the tracker counts forfeits, timeouts and voids from the events
+        detail=detail,
+        complete=snapshot.complete,
+    )
+
+
 def competition_view(snapshot: CompetitionSnapshot | None) -> CompetitionView | None:
     """The view of any competition's snapshot (None for None)."""
     if snapshot is None:
@@ -328,4 +460,8 @@ def competition_view(snapshot: CompetitionSnapshot | None) -> CompetitionView | 
         return playoff_view(snapshot)
     if isinstance(snapshot, AllPlayAllSnapshot):
         return allplayall_view(snapshot)
+    if isinstance(snapshot, CeTunerSnapshot):
+        return ce_tuner_view(snapshot)
+    if isinstance(snapshot, SpsaTunerSnapshot):
+        return spsa_tuner_view(snapshot)
     return tuner_view(snapshot)

@@ -16,9 +16,10 @@ does not win (including an unknown result) counts as a visit without a win.
 Changing the control file between runs: the ``Parameter`` codes, splits and
 scales, the opponent, the candidate colour, the board size, komi and handicap
 must stay as they were (the run is refused otherwise); the exploration
-coefficient, ``max_depth``, ``initial_visits``/``initial_wins`` (they apply
-to candidates created from then on), ``make_candidate``, ``number_of_games``
-and every reporting setting (including ``format``) may change.
+coefficient, ``selection_rule``, ``max_depth``, ``initial_visits`` and
+``initial_wins`` (they apply to candidates created from then on),
+``make_candidate``, ``number_of_games`` and every reporting setting
+(including ``format``) may change.
 """
 
 from __future__ import annotations
@@ -37,14 +38,15 @@ from arena.competitions.snapshots import (
     TunerCandidate,
     TunerSnapshot,
 )
-from arena.competitions.tuner_tree import (
-    ExplicitScale,
-    LinearScale,
-    LogScale,
-    Node,
-    ParameterSpec,
-    TunerTree,
+from arena.competitions.tuner_common import (
+    VoidGames,
+    candidate_job,
+    check_opponent,
+    refuse_changed,
+    refuse_changed_parameters,
 )
+from arena.competitions.tuner_scales import ExplicitScale, LinearScale, LogScale, ParameterSpec
+from arena.competitions.tuner_tree import Node, TunerTree
 from arena.competitions.tuner_tree import Path as TreePath
 from arena.control.config import CompetitionConfig
 from arena.control.settings import PlayerConfig, Where
@@ -53,7 +55,6 @@ from arena.errors import StateError
 from arena.reports.tuner import tree_dump
 from arena.results import GameJob, GameResult
 from arena.stats.elo import wilson_interval
-from gtp.vertex import Colour
 
 
 @attrs.frozen
@@ -86,15 +87,11 @@ class McTuner:
         self._described: dict[TreePath, tuple[str, ...]] = {}
         self._engines: dict[str, str] = {}
         self._candidate_engine: str | None = None
-        self._void_games = 0
+        self._voids = VoidGames()
         self._seed = random.SystemRandom().randrange(2**62) if seed is None else seed
         self._draws = 0
         self._history: list[str] = []
         self._fixed = self._fixed_settings()
-        # Void handling within this run, as the playoff does it: a void game
-        # before any result, or straight after another void game, halts the run.
-        self._working = False
-        self._last_was_void = False
 
     def _new_tree(self, virtual_loss: bool) -> TunerTree:
         settings = self.settings
@@ -105,6 +102,7 @@ class McTuner:
             initial_wins=settings.initial_wins,
             max_depth=settings.max_depth,
             virtual_loss=virtual_loss,
+            rule=settings.selection_rule,
         )
 
     # -- candidates -------------------------------------------------------------
@@ -159,16 +157,12 @@ class McTuner:
         self._numbers.issued.add(number)
         game_id = self._game_id(number)
         self._running[game_id] = _Running(path, number)
-        opponent = self.config.players[self.settings.opponent]
-        black, white = candidate, opponent
-        if self.settings.candidate_colour is Colour.WHITE:
-            black, white = opponent, candidate
-        return GameJob(
+        return candidate_job(
             game_id=game_id,
-            pairing=candidate.code,
             game_number=number,
-            black=black,
-            white=white,
+            candidate=candidate,
+            opponent=self.config.players[self.settings.opponent],
+            candidate_colour=self.settings.candidate_colour,
             settings=self.settings.settings,
             event=f"{self.config.code} {self.space.label(path)} {'; '.join(self.describe(path))}",
         )
@@ -197,12 +191,8 @@ class McTuner:
             self._release(result.game_id)
             return False
         colour = self.settings.candidate_colour
-        code, opponent = result.player(colour), result.player(colour.opponent)
-        if opponent != self.settings.opponent:
-            raise StateError(
-                f"game {result.game_id} was played against {opponent}, but the opponent is now"
-                f" {self.settings.opponent} (start a new competition, or `arena reset`)"
-            )
+        code = result.player(colour)
+        check_opponent(result, colour, self.settings.opponent)
         running = self._running.pop(result.game_id, None)
         if running is not None and self.candidate(running.path).code == code:
             path = running.path
@@ -226,8 +216,7 @@ class McTuner:
                 self._engines[player] = description
             elif player == code:
                 self._candidate_engine = description
-        self._working = True
-        self._last_was_void = False
+        self._voids.counted()
         period = self.settings.log_tree_to_history_period
         games = self._tree.root.games
         if period is not None and games % period == 0:
@@ -235,12 +224,9 @@ class McTuner:
         return True
 
     def record_void(self, game_id: str, pairing: str, *, live: bool) -> bool:
-        self._void_games += 1
-        if not live:
-            return False
-        self._release(game_id)
-        halt = not self._working or self._last_was_void
-        self._last_was_void = True
+        halt = self._voids.void(live=live)
+        if live:
+            self._release(game_id)
         return halt
 
     def take_history_notes(self) -> list[str]:
@@ -268,7 +254,7 @@ class McTuner:
             "tree": self._tree.root.to_json(),
             "finished_below": self._numbers.finished_below,
             "finished_above": sorted(self._numbers.finished_above),
-            "void_games": self._void_games,
+            "void_games": self._voids.count,
             "engines": dict(self._engines),
             "candidate_engine": self._candidate_engine,
             "rng": {"seed": self._seed, "draws": self._draws},
@@ -293,7 +279,7 @@ class McTuner:
         self._tree.root = root
         self._numbers = numbers
         self._running.clear()
-        self._void_games = void_games
+        self._voids.count = void_games
         self._engines = engines
         self._candidate_engine = None if candidate_engine is None else str(candidate_engine)
         self._seed, self._draws = seed, draws
@@ -301,21 +287,15 @@ class McTuner:
     def _check_changes(self, before: Mapping[str, Any]) -> None:
         """Refuse a control file whose parameters or fixed settings differ from earlier runs."""
         now = self._fixed
-        old_parameters = before.get("parameters")
-        if old_parameters != now["parameters"]:
-            raise StateError(
-                "the Parameter definitions changed since earlier runs ("
-                + _describe_parameter_change(old_parameters, now["parameters"])
-                + "); results for other candidates cannot be mixed (start a new competition,"
-                " or `arena reset`)"
-            )
-        for name in ("opponent", "candidate_colour", "board_size", "komi", "handicap"):
-            if before.get(name) != now[name]:
-                raise StateError(
-                    f"{name} was {before.get(name)!r} in earlier runs, not {now[name]!r};"
-                    " results at different settings cannot be mixed (start a new competition,"
-                    " or `arena reset`)"
-                )
+        refuse_changed_parameters(
+            before.get("parameters"),
+            now["parameters"],
+            ("split", "scale"),
+            "results for other candidates cannot be mixed",
+        )
+        refuse_changed(
+            before, now, ("opponent", "candidate_colour", "board_size", "komi", "handicap")
+        )
 
     # -- snapshot ---------------------------------------------------------------
 
@@ -393,7 +373,7 @@ class McTuner:
             initial_wins=settings.initial_wins,
             number_of_games=settings.number_of_games,
             games_played=tree.root.games,
-            void_games=self._void_games,
+            void_games=self._voids.count,
             candidate_count=len(candidates),
             levels=tuple(levels),
             best=best,
@@ -402,6 +382,7 @@ class McTuner:
             engines=tuple(sorted(self._engines.items())),
             candidate_engine=self._candidate_engine,
             complete=self.is_complete(),
+            selection_rule=settings.selection_rule,
         )
 
 
@@ -410,18 +391,3 @@ def _describe_scale(parameter: ParameterSpec) -> str:
     if isinstance(scale, (LinearScale, LogScale, ExplicitScale)):
         return scale.describe()
     return getattr(scale, "__name__", type(scale).__name__)
-
-
-def _describe_parameter_change(before: object, now: list[dict[str, Any]]) -> str:
-    if not isinstance(before, list):
-        return "no earlier definitions"
-    if [p.get("code") for p in before if isinstance(p, dict)] != [p["code"] for p in now]:
-        old = ", ".join(str(p.get("code")) for p in before if isinstance(p, dict))
-        return f"codes were {old}, now {', '.join(p['code'] for p in now)}"
-    for old, new in zip(before, now, strict=True):
-        if old.get("split") != new["split"]:
-            return f"split of {new['code']} was {old.get('split')}, now {new['split']}"
-        if old.get("scale") != new["scale"]:
-            return f"the scale of {new['code']} changed"
-    return "definitions differ"
-

@@ -13,13 +13,17 @@ import attrs
 
 from arena.competitions.allplayall import AllPlayAll
 from arena.competitions.base import Competition
+from arena.competitions.ce_tuner import CeTuner
 from arena.competitions.mc_tuner import McTuner
 from arena.competitions.playoff import Playoff
-from arena.competitions.tuner_tree import PREDEFINED_SCALES
+from arena.competitions.spsa_tuner import SpsaTuner
+from arena.competitions.tuner_scales import PREDEFINED_SCALES
 from arena.control.allplayall import parse_allplayall
+from arena.control.ce_tuner import parse_ce_tuner
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
 from arena.control.playoff import parse_playoff
+from arena.control.spsa_tuner import parse_spsa_tuner
 from arena.control.tuner import parse_mc_tuner
 
 
@@ -32,6 +36,7 @@ class CompetitionType:
     parse: Callable[[ControlFile], object]  # -> CompetitionConfig.specific
     create: Callable[[CompetitionConfig], Competition]
     objects: Mapping[str, object] = attrs.field(factory=dict)  # names given as they are
+    players_required: bool = True  # False: the type has no use for a players dictionary
 
 
 COMPETITION_TYPES: Mapping[str, CompetitionType] = {
@@ -47,6 +52,14 @@ COMPETITION_TYPES: Mapping[str, CompetitionType] = {
             parse_mc_tuner,
             McTuner,
             objects=PREDEFINED_SCALES,
+        ),
+        CompetitionType("ce_tuner", {"Parameter": "Parameter"}, parse_ce_tuner, CeTuner),
+        CompetitionType(
+            "spsa_tuner",
+            {"Parameter": "Parameter"},
+            parse_spsa_tuner,
+            SpsaTuner,
+            players_required=False,
         ),
     )
 }

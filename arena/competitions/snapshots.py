@@ -144,7 +144,7 @@ class TunerCandidate:
     games_won: int
     in_progress: int  # games in flight for the candidate and its descendants
     win_rate: float  # wins / visits (initial counts included)
-    ucb: float  # the value the tuner gives it now (games in flight count as visits)
+    ucb: float  # the selection rule's value now (games in flight count as visits)
     interval: Interval  # Wilson interval of games_won / games (no initial counts)
     best: bool  # on the path to the best candidate
     expanded: bool  # has children (plays no more games itself)
@@ -203,6 +203,7 @@ class TunerSnapshot:
     candidate_engine: str | None  # the last candidate engine description seen
     complete: bool
     confidence: float = DEFAULT_CONFIDENCE
+    selection_rule: str = "ucb"  # 'ucb' (Gomill's) or 'kl-ucb'
 
     @property
     def candidates(self) -> tuple[TunerCandidate, ...]:
@@ -210,4 +211,155 @@ class TunerSnapshot:
         return tuple(candidate for level in self.levels for candidate in level)
 
 
-CompetitionSnapshot = PlayoffSnapshot | AllPlayAllSnapshot | TunerSnapshot
+# ---------------------------------------------------------------------------
+# The cross-entropy tuner
+
+
+@attrs.frozen
+class CeDistribution:
+    """A Gaussian: optimiser mean and variance per parameter, and the mean as engine parameters."""
+
+    means: tuple[float, ...]
+    variances: tuple[float, ...]
+    engine: tuple[str, ...]  # the mean through each transform and format: 'I: 0.10'
+
+    @property
+    def description(self) -> str:
+        return "; ".join(self.engine)
+
+    @property
+    def optimiser(self) -> str:
+        """``-1.00~1.50 3.50~1.50``: mean~variance per parameter, as Gomill writes it."""
+        return " ".join(
+            f"{mean:.2f}~{variance:.2f}"
+            for mean, variance in zip(self.means, self.variances, strict=True)
+        )
+
+
+@attrs.frozen
+class CeCandidate:
+    """One sample of a generation: its player code, parameters and record."""
+
+    code: str  # 'g2#17'
+    number: int
+    sample: tuple[float, ...]  # optimiser parameters
+    parameters: tuple[str, ...]  # formatted engine parameters
+    wins: float  # a game without a winner counts half
+    games: int
+    in_progress: int
+    elite: bool = False  # chosen as elite (finished generations only)
+
+    @property
+    def description(self) -> str:
+        return "; ".join(self.parameters)
+
+
+@attrs.frozen
+class CeGeneration:
+    """A finished generation: the distribution it sampled, its best sample, its elite."""
+
+    number: int
+    distribution: CeDistribution
+    games: int
+    elite_count: int
+    best: CeCandidate
+    elite_mean: tuple[str, ...]  # the elite's mean, formatted as engine parameters
+
+
+@attrs.frozen
+class CeParameterInfo:
+    code: str
+    initial_mean: float
+    initial_variance: float
+    transform: str  # the function's name, 'identity' by default
+
+
+@attrs.frozen
+class CeTunerSnapshot:
+    """A frozen picture of a cross-entropy tuning event for show/report and the dashboard."""
+
+    code: str
+    description: str | None
+    settings: GameSettings
+    opponent: str
+    candidate_colour: str  # 'b', 'w' or 'random'
+    parameters: tuple[CeParameterInfo, ...]
+    number_of_generations: int
+    samples_per_generation: int
+    batch_size: int
+    elite_proportion: float
+    step_size: float
+    elite_count: int
+    generation: int  # the generation being played (number_of_generations once complete)
+    distribution: CeDistribution  # the current one (the final one once complete)
+    candidates: tuple[CeCandidate, ...]  # the current generation's samples, in order
+    generations: tuple[CeGeneration, ...]  # finished generations, oldest first
+    games_played: int  # counted games, all generations
+    void_games: int
+    in_progress: tuple[RunningGame, ...]
+    engines: tuple[tuple[str, str], ...]  # opponent code -> engine description
+    candidate_engine: str | None
+    complete: bool
+
+    @property
+    def games_total(self) -> int:
+        return self.number_of_generations * self.samples_per_generation * self.batch_size
+
+
+# ---------------------------------------------------------------------------
+# The SPSA tuner
+
+
+@attrs.frozen
+class SpsaParameterState:
+    """One SPSA parameter: its settings, its value now and its trajectory."""
+
+    code: str
+    start: float
+    minimum: float
+    maximum: float
+    c_end: float
+    r_end: float
+    value: float  # theta now
+    formatted: str  # theta through the format (and make_candidate's rounding, if any)
+    c_now: float  # the perturbation of the next iteration
+    r_now: float  # the learning rate of the next iteration (a_k / c_k**2)
+    trajectory: tuple[float, ...]  # theta at each of SpsaTunerSnapshot.trajectory_iterations
+
+
+@attrs.frozen
+class SpsaRunningGame:
+    game_id: str
+    iteration: int
+    plus_colour: Colour  # the colour theta + c*delta plays
+
+
+@attrs.frozen
+class SpsaTunerSnapshot:
+    """A frozen picture of an SPSA tuning event for show/report and the dashboard."""
+
+    code: str
+    description: str | None
+    settings: GameSettings
+    parameters: tuple[SpsaParameterState, ...]
+    number_of_iterations: int
+    a_constant: float  # A
+    alpha: float
+    gamma: float
+    iterations_done: int  # iterations whose both games are counted
+    games_played: int  # counted games (iterations in flight included)
+    plus_score: float  # points of theta + c*delta over all counted games
+    void_games: int
+    trajectory_iterations: tuple[int, ...]  # 0 (the start), then iterations done
+    in_progress: tuple[SpsaRunningGame, ...]
+    candidate_engine: str | None
+    complete: bool
+
+    @property
+    def games_total(self) -> int:
+        return 2 * self.number_of_iterations
+
+
+CompetitionSnapshot = (
+    PlayoffSnapshot | AllPlayAllSnapshot | TunerSnapshot | CeTunerSnapshot | SpsaTunerSnapshot
+)

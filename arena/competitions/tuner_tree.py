@@ -1,15 +1,20 @@
-"""The Monte Carlo tuner's pure core: scales, the parameter space and the UCB/UCT tree.
+"""The Monte Carlo tuner's pure core: the parameter space and the UCB/UCT tree.
 
-Owns the predefined scales (``LINEAR``, ``LOG``, ``EXPLICIT``), how a node's
-division of optimiser space (the unit cube, one axis per parameter) is split
-among its children and sampled at the centres, and the bandit itself
+Owns how a node's division of optimiser space (the unit cube, one axis per
+parameter) is split among its children and sampled at the centres (the
+scales are in :mod:`arena.competitions.tuner_scales`), and the bandit itself
 (:class:`TunerTree`): choosing the candidate for the next game, expanding a
 candidate chosen for the second time (``max_depth`` > 1), recording results
 along the path, the best candidate, and the JSON form of the tree.
 
-The rule is the one in Gomill's documentation: a node's value is
-``w/g + E*sqrt(log(g_p)/g)``, where ``g`` and ``w`` start at
+The default rule (``ucb``) is the one in Gomill's documentation: a node's
+value is ``w/g + E*sqrt(log(g_p)/g)``, where ``g`` and ``w`` start at
 ``initial_visits`` and ``initial_wins`` and ``g_p`` is the parent's ``g``.
+The other rule (``kl-ucb``, Garivier & Cappé 2011) takes the largest win
+rate ``q`` with ``g*KL(w/g, q) <= log(g_p) + 3*log(log(g_p))``, KL being the
+divergence between two Bernoulli laws: the bound is as wide as the win
+rate's own variance allows, not a fixed ``E`` times Hoeffding's width, so a
+candidate that lost its first games is not written off for good.
 The root is initialised like every other node, so for the first generation
 ``g_p`` is the number of games played plus ``initial_visits`` (which keeps
 ``log g_p`` defined from the first game).  Exact ties are broken by the
@@ -24,144 +29,45 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
 Path = tuple[int, ...]  # child indices from the root; () is the root
 TieBreaker = Callable[[int], int]  # n -> an index in range(n)
+SelectionRule = Literal["ucb", "kl-ucb"]
+SELECTION_RULES: tuple[SelectionRule, ...] = ("ucb", "kl-ucb")
+KL_UCB_C = 3.0  # the log-log term's coefficient in Garivier & Cappé's analysis
 
 
-def _number(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number, not {value!r}")
-    result = float(value)
-    if not math.isfinite(result):
-        raise ValueError(f"{name} must be finite, not {value!r}")
-    return result
+def bernoulli_kl(p: float, q: float) -> float:
+    """KL(Bernoulli(p) || Bernoulli(q)), with q kept inside (0, 1)."""
+    q = min(max(q, 1e-15), 1.0 - 1e-15)
+    total = 0.0
+    if p > 0.0:
+        total += p * math.log(p / q)
+    if p < 1.0:
+        total += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+    return total
 
 
-def _round_half_up(value: float) -> int:
-    """Nearest integer, halves away from zero (not Python's round-half-even)."""
-    return math.floor(value + 0.5) if value >= 0 else -math.floor(-value + 0.5)
+def kl_ucb_index(wins: float, visits: float, parent_visits: float) -> float:
+    """The KL-UCB bound: the largest q >= wins/visits with visits*KL(wins/visits, q) <= f(t).
 
-
-def _format_bound(value: float) -> str:
-    return str(int(value)) if value == int(value) else repr(value)
-
-
-@attrs.frozen(init=False)
-class LinearScale:
-    """``LINEAR(lower_bound, upper_bound, integer=False)``: ``f -> lower + f*(upper-lower)``."""
-
-    lower_bound: float
-    upper_bound: float
-    integer: bool
-
-    def __init__(self, lower_bound: float, upper_bound: float, integer: bool = False) -> None:
-        self.__attrs_init__(
-            _number(lower_bound, "LINEAR lower bound"),
-            _number(upper_bound, "LINEAR upper bound"),
-            bool(integer),
-        )
-
-    def __call__(self, f: float) -> float | int:
-        value = self.lower_bound + f * (self.upper_bound - self.lower_bound)
-        return _round_half_up(value) if self.integer else value
-
-    def describe(self) -> str:
-        suffix = ", integer=True" if self.integer else ""
-        low, high = _format_bound(self.lower_bound), _format_bound(self.upper_bound)
-        return f"LINEAR({low}, {high}{suffix})"
-
-    def fingerprint(self) -> list[Any]:
-        return ["LINEAR", self.lower_bound, self.upper_bound, self.integer]
-
-
-@attrs.frozen(init=False)
-class LogScale:
-    """``LOG(lower_bound, upper_bound, integer=False)``: ``f -> lower*(upper/lower)**f``."""
-
-    lower_bound: float
-    upper_bound: float
-    integer: bool
-
-    def __init__(self, lower_bound: float, upper_bound: float, integer: bool = False) -> None:
-        low = _number(lower_bound, "LOG lower bound")
-        high = _number(upper_bound, "LOG upper bound")
-        if low <= 0 or high <= 0:
-            raise ValueError(f"LOG bounds must be positive, not {lower_bound!r}, {upper_bound!r}")
-        self.__attrs_init__(low, high, bool(integer))
-
-    def __call__(self, f: float) -> float | int:
-        low = math.log(self.lower_bound)
-        value = math.exp(low + f * (math.log(self.upper_bound) - low))
-        return _round_half_up(value) if self.integer else value
-
-    def describe(self) -> str:
-        suffix = ", integer=True" if self.integer else ""
-        low, high = _format_bound(self.lower_bound), _format_bound(self.upper_bound)
-        return f"LOG({low}, {high}{suffix})"
-
-    def fingerprint(self) -> list[Any]:
-        return ["LOG", self.lower_bound, self.upper_bound, self.integer]
-
-
-@attrs.frozen(init=False)
-class ExplicitScale:
-    """``EXPLICIT(values)``: the unit interval cut into ``len(values)`` equal parts."""
-
-    values: tuple[Any, ...]
-
-    def __init__(self, values: Sequence[Any]) -> None:
-        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
-            raise ValueError(f"EXPLICIT needs a non-empty list of values, not {values!r}")
-        self.__attrs_init__(tuple(values))
-
-    def __call__(self, f: float) -> Any:
-        index = int(f * len(self.values))
-        return self.values[min(max(index, 0), len(self.values) - 1)]
-
-    def describe(self) -> str:
-        return f"EXPLICIT({list(self.values)!r})"
-
-    def fingerprint(self) -> list[Any]:
-        return ["EXPLICIT", [repr(value) for value in self.values]]
-
-
-Scale = Callable[[float], Any]
-PREDEFINED_SCALES: Mapping[str, type] = {
-    "LINEAR": LinearScale,
-    "LOG": LogScale,
-    "EXPLICIT": ExplicitScale,
-}
-
-
-def centres(split: int) -> list[float]:
-    """The optimiser parameters of a first generation: centres of ``split`` equal divisions."""
-    return [(k + 0.5) / split for k in range(split)]
-
-
-@attrs.frozen
-class ParameterSpec:
-    """One ``Parameter``: code, scale, split and display format."""
-
-    code: str
-    scale: Scale = attrs.field(eq=False)
-    split: int
-    format: str
-
-    def format_value(self, value: object) -> str:
-        return self.format % (value,)
-
-    def fingerprint(self) -> dict[str, Any]:
-        """What must not change between runs (the format may)."""
-        scale = self.scale
-        if isinstance(scale, (LinearScale, LogScale, ExplicitScale)):
-            described: Any = scale.fingerprint()
+    ``f(t) = log t + 3 log log t`` (the log-log term counts once ``log t > 1``).
+    Found by bisection to about 1e-9.
+    """
+    mean = min(max(wins / visits, 0.0), 1.0)
+    log_t = math.log(max(parent_visits, 1.0))
+    budget = (log_t + KL_UCB_C * math.log(max(log_t, 1.0))) / visits
+    low, high = mean, 1.0
+    for _ in range(30):
+        middle = (low + high) / 2.0
+        if bernoulli_kl(mean, middle) > budget:
+            high = middle
         else:
-            described = ["function", [repr(scale(f)) for f in centres(self.split)]]
-        return {"code": self.code, "split": self.split, "scale": described}
+            low = middle
+    return low
 
 
 # ---------------------------------------------------------------------------
@@ -300,6 +206,7 @@ class TunerTree:
     initial_wins: int
     max_depth: int = 1
     virtual_loss: bool = True  # count games in flight as visits (parallel runs)
+    rule: SelectionRule = "ucb"
 
     @classmethod
     def new(
@@ -311,6 +218,7 @@ class TunerTree:
         initial_wins: int,
         max_depth: int = 1,
         virtual_loss: bool = True,
+        rule: SelectionRule = "ucb",
     ) -> TunerTree:
         tree = cls(
             space,
@@ -320,6 +228,7 @@ class TunerTree:
             initial_wins,
             max_depth,
             virtual_loss,
+            rule,
         )
         tree.expand(tree.root)
         return tree
@@ -371,11 +280,13 @@ class TunerTree:
     # -- choosing ---------------------------------------------------------------
 
     def value(self, child: Node, parent: Node) -> float:
-        """The UCB value of ``child`` now (games in flight count as visits without wins)."""
+        """The rule's value of ``child`` now (games in flight count as visits without wins)."""
         visits, parent_visits = child.visits, parent.visits
         if self.virtual_loss:
             visits += child.pending
             parent_visits += parent.pending
+        if self.rule == "kl-ucb":
+            return kl_ucb_index(child.wins, visits, parent_visits)
         exploration = math.sqrt(math.log(parent_visits) / visits)
         return child.wins / visits + self.exploration_coefficient * exploration
 

@@ -20,7 +20,7 @@ import ast
 import os
 import traceback
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from arena.competitions.registry import COMPETITION_TYPES
 from arena.control.config import CompetitionConfig
@@ -37,9 +37,6 @@ from arena.control.settings import (
     token_factory,
 )
 from arena.errors import ControlFileError
-
-KNOWN_LATER_TYPES: Final = ("ce_tuner",)
-
 
 # ---------------------------------------------------------------------------
 # The loader
@@ -127,8 +124,6 @@ def _competition_type(tree: ast.Module, path: Path) -> str:
         raise where.error("expected a string such as 'playoff'")
     name = first.value.value
     if name not in COMPETITION_TYPES:
-        if name in KNOWN_LATER_TYPES:
-            raise where.error(f"competition type {name!r} is not supported yet")
         known = ", ".join(repr(k) for k in sorted(COMPETITION_TYPES))
         raise where.error(f"unknown competition type {name!r} (known: {known})")
     return name
@@ -180,7 +175,9 @@ def load_control_file(path: str | os.PathLike[str]) -> CompetitionConfig:
     lines = _top_level_lines(tree)
     control = ControlFile(shown, namespace, lines, _defined_names(tree, lines, namespace, given))
     try:
-        players = parse_players(control)
+        players: dict[str, PlayerConfig] = {}
+        if competition_type.players_required or control.has("players"):
+            players = parse_players(control)
         specific = competition_type.parse(control)
         config = _parse_common(control, control_path, type_name, players, specific)
     except ControlFileError:

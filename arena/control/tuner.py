@@ -2,8 +2,9 @@
 
 Owns the ``mc_tuner`` settings (``parameters`` with ``Parameter``, the scales
 ``LINEAR``/``LOG``/``EXPLICIT`` or user functions, ``make_candidate``,
-``candidate_colour``, ``opponent``, the algorithm and reporting settings and
-the game settings; ``komi`` must be fractional) as the frozen
+``candidate_colour``, ``opponent``, the algorithm and reporting settings
+(``selection_rule``: Gomill's ``'ucb'`` or ``'kl-ucb'``) and the game
+settings; ``komi`` must be fractional) as the frozen
 :class:`McTunerSettings`, and :func:`candidate_player`, which calls
 ``make_candidate(*engine_parameters)`` and checks the ``Player`` it returns.
 Every first-generation candidate is made once when the file is loaded, so a
@@ -12,41 +13,45 @@ bad ``make_candidate`` or scale is a one-line error then, not mid-run.
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
 import attrs
 
-from arena.competitions.tuner_tree import ExplicitScale, ParameterSpec, Space, centres
+from arena.competitions.tuner_scales import ExplicitScale, ParameterSpec, centres
+from arena.competitions.tuner_tree import SELECTION_RULES, SelectionRule, Space
 from arena.competitions.tuner_tree import Path as TreePath
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
 from arena.control.settings import (
-    GAME_SETTINGS,
-    ConfigToken,
     GameSettings,
     PlayerConfig,
     Where,
     as_choice,
     as_float,
-    as_identifier,
     as_int,
     as_str,
-    build_game_settings,
     describe_value,
-    interpret_game_setting,
-    parse_player,
 )
-from arena.errors import ControlFileError
+from arena.control.tuner_common import (
+    check_format,
+    check_unique_codes,
+    make_player,
+    optional_positive,
+    parameter_arguments,
+    parameter_tokens,
+    parse_candidate_colour,
+    parse_game_settings,
+    parse_make_candidate,
+    parse_opponent,
+    reject_other_types_settings,
+    required,
+    user_error,
+)
 from gtp.vertex import Colour
 
 PARAMETER_ARGUMENTS: Final = ("code", "scale", "split", "format")
-_NOT_FOR_TUNER: Final = {
-    "matchups": "a tuner plays candidates against the opponent; matchups are for playoffs",
-    "competitors": "competitors are for all-play-all tournaments",
-}
 
 
 @attrs.frozen
@@ -66,6 +71,7 @@ class McTunerSettings:
     summary_spec: tuple[int, ...] = (30,)
     log_tree_to_history_period: int | None = None
     number_of_running_simulations_to_show: int = 12
+    selection_rule: SelectionRule = "ucb"
 
     @property
     def space(self) -> Space:
@@ -97,41 +103,10 @@ def tuner_settings(config: CompetitionConfig) -> McTunerSettings:
 # Control file
 
 
-def _line_in(exc: BaseException, path: Path) -> int | None:
-    """The last line of the control file in ``exc``'s traceback, if any."""
-    filename = str(path.resolve())
-    line = None
-    for frame, lineno in traceback.walk_tb(exc.__traceback__):
-        if frame.f_code.co_filename == filename:
-            line = lineno
-    return line
-
-
-def _user_error(where: Where, what: str, exc: Exception) -> ControlFileError:
-    line = _line_in(exc, where.path)
-    return Where(where.path, where.setting, line or where.line).error(
-        f"{what}: {type(exc).__name__}: {exc}"
-    )
-
-
 def _parse_parameter(token: object, index: int, max_depth: int, where: Where) -> ParameterSpec:
-    if not isinstance(token, ConfigToken) or token.kind != "Parameter":
-        raise where.error(f"item {index}: expected Parameter(...), not {describe_value(token)}")
-    arguments = dict(token.kwargs)
-    if len(token.args) > 1:
-        raise where.error(f"item {index}: Parameter takes only the code as a positional argument")
-    if token.args:
-        if "code" in arguments:
-            raise where.error(f"item {index}: code given twice")
-        arguments["code"] = token.args[0]
-    for name in arguments:
-        if name not in PARAMETER_ARGUMENTS:
-            raise where.error(f"item {index}: unknown Parameter argument {name!r}")
-    for name in ("code", "scale", "split"):
-        if arguments.get(name) is None:
-            raise where.error(f"item {index}: Parameter needs {name}")
-    code = as_identifier(arguments["code"], where)
-    item = Where(where.path, f"parameter {code}", token.line or where.line)
+    code, arguments, item = parameter_arguments(
+        token, index, PARAMETER_ARGUMENTS, ("scale", "split"), where
+    )
     scale = arguments["scale"]
     if not callable(scale):
         raise item.error(
@@ -152,65 +127,51 @@ def _parse_parameter(token: object, index: int, max_depth: int, where: Where) ->
         try:
             value = scale(f)
         except Exception as exc:
-            raise _user_error(item, f"scale failed at {f:g}", exc) from exc
-        try:
-            spec.format_value(value)
-        except (TypeError, ValueError) as exc:
-            raise item.error(f"format {fmt!r} cannot show {describe_value(value)}: {exc}") from exc
+            raise user_error(item, f"scale failed at {f:g}", exc) from exc
+        check_format(fmt, value, item)
     return spec
 
 
-def _optional_positive(control: ControlFile, name: str, default: int | None) -> int | None:
-    if not control.has(name):
-        return default
-    value = as_int(control.get(name), control.where(name))
-    if value < 1:
-        raise control.where(name).error(f"must be a positive integer, not {value}")
-    return value
-
-
-def _required(control: ControlFile, name: str, what: str) -> object:
-    if not control.has(name):
-        raise control.where(name).error(f"not set ({what})")
-    return control.get(name)
+def _exploration(control: ControlFile, rule: SelectionRule) -> float:
+    where = control.where("exploration_coefficient")
+    if rule != "ucb" and not control.has("exploration_coefficient"):
+        return 0.0  # not used by the other rules
+    exploration = as_float(
+        required(control, "exploration_coefficient", "a number such as 0.45"), where
+    )
+    if exploration < 0:
+        raise where.error(f"must not be negative, not {exploration:g}")
+    return exploration
 
 
 def parse_mc_tuner(control: ControlFile) -> McTunerSettings:
     """Read and check every ``mc_tuner`` setting; raises ControlFileError."""
-    for name, why in _NOT_FOR_TUNER.items():
-        if control.has(name):
-            raise control.where(name).error(f"not used by the Monte Carlo tuner ({why})")
-    players = control.get("players")
-    known = set(players) if isinstance(players, dict) else set()
-    where = control.where("opponent")
-    opponent = as_identifier(_required(control, "opponent", "the opponent's player code"), where)
-    if opponent not in known:
-        raise where.error(f"unknown player {opponent!r}")
-    colour_text = _required(control, "candidate_colour", "'b' or 'w'")
-    colour = Colour.parse(as_choice(colour_text, ("b", "w"), control.where("candidate_colour")))
-    exploration = as_float(
-        _required(control, "exploration_coefficient", "a number such as 0.45"),
-        control.where("exploration_coefficient"),
-    )
-    if exploration < 0:
-        raise control.where("exploration_coefficient").error(
-            f"must not be negative, not {exploration:g}"
+    reject_other_types_settings(control, "Monte Carlo tuner")
+    opponent = parse_opponent(control)
+    colour = parse_candidate_colour(control, allow_random=False)
+    assert colour is not None
+    rule: SelectionRule = "ucb"
+    if control.has("selection_rule"):
+        choice = as_choice(
+            control.get("selection_rule"), SELECTION_RULES, control.where("selection_rule")
         )
+        rule = "kl-ucb" if choice == "kl-ucb" else "ucb"
+    exploration = _exploration(control, rule)
     initial_visits = as_int(
-        _required(control, "initial_visits", "a positive integer"), control.where("initial_visits")
+        required(control, "initial_visits", "a positive integer"), control.where("initial_visits")
     )
     if initial_visits < 1:
         raise control.where("initial_visits").error(
             f"must be a positive integer, not {initial_visits}"
         )
     initial_wins = as_int(
-        _required(control, "initial_wins", "an integer"), control.where("initial_wins")
+        required(control, "initial_wins", "an integer"), control.where("initial_wins")
     )
     if not 0 <= initial_wins <= initial_visits:
         raise control.where("initial_wins").error(
             f"must be between 0 and initial_visits ({initial_visits}), not {initial_wins}"
         )
-    max_depth = _optional_positive(control, "max_depth", 1)
+    max_depth = optional_positive(control, "max_depth", 1)
     assert max_depth is not None
     number_of_games = None
     if control.has("number_of_games"):
@@ -228,35 +189,24 @@ def parse_mc_tuner(control: ControlFile) -> McTunerSettings:
         summary_spec = tuple(as_int(n, spec_where) for n in listed)
         if any(n < 0 for n in summary_spec):
             raise spec_where.error("the counts must not be negative")
-    period = _optional_positive(control, "log_tree_to_history_period", None)
-    running = _optional_positive(control, "number_of_running_simulations_to_show", 12)
+    period = optional_positive(control, "log_tree_to_history_period", None)
+    running = optional_positive(control, "number_of_running_simulations_to_show", 12)
     assert running is not None
 
     parameters = _parse_parameters(control, max_depth)
-    make_candidate = _required(control, "make_candidate", "a function returning a Player")
-    if not callable(make_candidate):
-        raise control.where("make_candidate").error(
-            f"expected a function returning a Player, not {describe_value(make_candidate)}"
-        )
-    values: dict[str, object] = {}
-    for name in GAME_SETTINGS:
-        if control.has(name):
-            values[name] = interpret_game_setting(name, control.get(name), control.where(name))
-    for name in ("board_size", "komi"):
-        if name not in values:
-            raise control.where(name).error("not set (required for a tuner)")
-    komi = values["komi"]
-    assert isinstance(komi, float)
-    if komi == int(komi):
+    make_candidate = parse_make_candidate(control)
+    game_settings = parse_game_settings(control)
+    if game_settings.komi == int(game_settings.komi):
         raise control.where("komi").error(
-            f"must be fractional for the Monte Carlo tuner (it cannot count jigos), not {komi:g}"
+            "must be fractional for the Monte Carlo tuner (it cannot count jigos),"
+            f" not {game_settings.komi:g}"
         )
     settings = McTunerSettings(
         parameters=parameters,
         make_candidate=make_candidate,
         candidate_colour=colour,
         opponent=opponent,
-        settings=build_game_settings(values, control.where("board_size")),
+        settings=game_settings,
         exploration_coefficient=exploration,
         initial_visits=initial_visits,
         initial_wins=initial_wins,
@@ -265,6 +215,7 @@ def parse_mc_tuner(control: ControlFile) -> McTunerSettings:
         summary_spec=summary_spec,
         log_tree_to_history_period=period,
         number_of_running_simulations_to_show=running,
+        selection_rule=rule,
     )
     # make_candidate must give a good Player for every first-generation candidate.
     space = settings.space
@@ -275,16 +226,11 @@ def parse_mc_tuner(control: ControlFile) -> McTunerSettings:
 
 def _parse_parameters(control: ControlFile, max_depth: int) -> tuple[ParameterSpec, ...]:
     where = control.where("parameters")
-    tokens = _required(control, "parameters", "a list of Parameter(...)")
-    if not isinstance(tokens, (list, tuple)) or not tokens:
-        raise where.error("expected a non-empty list of Parameter(...)")
     parameters = tuple(
-        _parse_parameter(token, index, max_depth, where) for index, token in enumerate(tokens)
+        _parse_parameter(token, index, max_depth, where)
+        for index, token in enumerate(parameter_tokens(control))
     )
-    codes = [p.code for p in parameters]
-    for code in codes:
-        if codes.count(code) > 1:
-            raise where.error(f"duplicate parameter code {code!r}")
+    check_unique_codes([p.code for p in parameters], where)
     return parameters
 
 
@@ -296,13 +242,5 @@ def candidate_player(
     try:
         values = settings.engine_parameters(path)
     except Exception as exc:
-        raise _user_error(where, f"a scale failed for candidate {code}", exc) from exc
-    try:
-        token = settings.make_candidate(*values)
-    except Exception as exc:
-        raise _user_error(where, f"failed for candidate {code}", exc) from exc
-    if not isinstance(token, ConfigToken) or token.kind != "Player":
-        raise where.error(
-            f"must return a Player(...), not {describe_value(token)} (candidate {code})"
-        )
-    return parse_player(code, token, where.child(f" (candidate {code})"), directory)
+        raise user_error(where, f"a scale failed for candidate {code}", exc) from exc
+    return make_player(settings.make_candidate, values, code, where, directory)

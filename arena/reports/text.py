@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from arena.competitions.snapshots import (
     AllPlayAllSnapshot,
+    CeTunerSnapshot,
     CompetitionSnapshot,
     PlayoffSnapshot,
+    SpsaTunerSnapshot,
     TunerSnapshot,
 )
 from arena.reports.allplayall import allplayall_report
+from arena.reports.ce_tuner import ce_tuner_report
 from arena.reports.playoff import playoff_report
+from arena.reports.spsa_tuner import spsa_tuner_report
 from arena.reports.tuner import tuner_report
 
 
@@ -21,4 +25,8 @@ def competition_report(snapshot: CompetitionSnapshot) -> str:
         return allplayall_report(snapshot)
     if isinstance(snapshot, TunerSnapshot):
         return tuner_report(snapshot)
+    if isinstance(snapshot, CeTunerSnapshot):
+        return ce_tuner_report(snapshot)
+    if isinstance(snapshot, SpsaTunerSnapshot):
+        return spsa_tuner_report(snapshot)
     raise TypeError(f"no report for {type(snapshot).__name__}")

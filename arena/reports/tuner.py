@@ -57,6 +57,12 @@ def _games_line(snapshot: TunerSnapshot) -> str:
     return line
 
 
+def _rule_text(snapshot: TunerSnapshot) -> str:
+    if snapshot.selection_rule == "ucb":
+        return f"exploration coefficient: {snapshot.exploration_coefficient:g}"
+    return f"selection rule: {snapshot.selection_rule}"
+
+
 def tuner_report(snapshot: TunerSnapshot) -> str:
     """Header, settings, the best candidate, the shown candidates of each level, players."""
     blocks: list[str] = [f"mc_tuner: {snapshot.code}"]
@@ -70,8 +76,7 @@ def tuner_report(snapshot: TunerSnapshot) -> str:
                 f" {snapshot.candidate_colour.gtp_name}   opponent: {snapshot.opponent}",
                 _games_line(snapshot),
                 f"parameters: {parameters}",
-                f"exploration coefficient: {snapshot.exploration_coefficient:g}"
-                f"   initial visits: {snapshot.initial_visits}"
+                _rule_text(snapshot) + f"   initial visits: {snapshot.initial_visits}"
                 f"   initial wins: {snapshot.initial_wins}"
                 f"   max depth: {snapshot.max_depth}"
                 f"   candidates: {snapshot.candidate_count}",
@@ -98,12 +103,17 @@ def tuner_report(snapshot: TunerSnapshot) -> str:
         title = "candidates" if snapshot.max_depth == 1 and number == 1 else f"level {number}"
         blocks.append("\n".join([f"{title}, most games first {legend}", *candidate_lines(level)]))
     players = describe_players([snapshot.opponent], dict(snapshot.engines))
-    if snapshot.candidate_engine:
-        first, *rest = snapshot.candidate_engine.strip().splitlines() or [""]
-        players.append(f"candidates: {first}")
-        players.extend(f"  {line}" for line in rest)
+    players.extend(candidate_engine_lines(snapshot.candidate_engine))
     blocks.append("\n".join(players))
     return "\n\n".join(blocks) + "\n"
+
+
+def candidate_engine_lines(description: str | None) -> list[str]:
+    """``candidates: <engine description>`` (further lines indented), if one was seen."""
+    if not description:
+        return []
+    first, *rest = description.strip().splitlines() or [""]
+    return [f"candidates: {first}", *(f"  {line}" for line in rest)]
 
 
 def tree_dump(games: int, candidates: Sequence[TunerCandidate]) -> list[str]:

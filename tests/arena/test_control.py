@@ -148,10 +148,6 @@ def test_user_variables_and_imports_are_allowed(tmp_path: Path) -> None:
         # structure
         ("players = {}\n", ":1: competition_type: must be set first"),
         ("competition_type = 'cup'\n", ":1: competition_type: unknown competition type 'cup'"),
-        (
-            "competition_type = 'ce_tuner'\n",
-            "competition_type: competition type 'ce_tuner' is not supported yet",
-        ),
         (HEADER + "players = {\n", "syntax error"),
         (HEADER + "x = 1 / 0\n", ":2: error while running the control file: ZeroDivisionError"),
         (HEADER + GAME + MATCHUPS, "players: not set"),
@@ -464,3 +460,27 @@ def test_the_files_own_names_stay_allowed(tmp_path: Path, text: str) -> None:
         "import os, sys\n"
     )
     load_control_file(write(tmp_path, text + helpers))
+
+
+@pytest.mark.parametrize(
+    "example", sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.ctl"))
+)
+def test_every_example_control_file_loads(example: Path) -> None:
+    config = load_control_file(example)
+    assert f"competition_type = '{config.competition_type}'" in example.read_text()
+
+
+@pytest.mark.parametrize(
+    ("example", "setting"),
+    [
+        ("ce_tuner.ctl", "elite_proportion"),
+        ("ce_tuner.ctl", "samples_per_generation"),
+        ("spsa_tuner.ctl", "number_of_iterations"),
+    ],
+)
+def test_a_misspelt_tuner_setting_is_named(tmp_path: Path, example: str, setting: str) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    text = (examples / example).read_text().replace(f"\n{setting} =", f"\n{setting[:-2]} =")
+    assert f"\n{setting[:-2]} =" in text
+    message = load_error(tmp_path, text)
+    assert message.endswith(f"unknown setting {setting[:-2]!r} (did you mean {setting!r}?)")

@@ -17,7 +17,7 @@ from arena.store.journal import ResultEntry, iter_journal
 FAKE = str(Path(__file__).resolve().parents[1] / "arena" / "fakes" / "fake_engine.py")
 
 
-def write_ctl(directory: Path, kinds: list[str], split: int) -> Path:
+def write_ctl(directory: Path, kinds: list[str], split: int, extra: str = "") -> Path:
     fake = [sys.executable, FAKE]
     path = directory / "tune.ctl"
     path.write_text(
@@ -33,7 +33,7 @@ def write_ctl(directory: Path, kinds: list[str], split: int) -> Path:
         "opponent = 'opp'\ncandidate_colour = 'b'\n"
         "number_of_games = 10\n"
         "exploration_coefficient = 0.45\ninitial_visits = 2\ninitial_wins = 1\n"
-        "log_tree_to_history_period = 4\n"
+        "log_tree_to_history_period = 4\n" + extra
     )
     return path
 
@@ -78,6 +78,15 @@ def test_tuning_runs_stops_resumes_and_reports_the_winner(tmp_path: Path) -> Non
     history = files.hist.read_text()
     assert "tree after 4 games:" in history and "tree after 8 games:" in history
     assert history.count("(1) kind: winner") >= 2
+
+
+def test_kl_ucb_tuning_reports_the_winner(tmp_path: Path) -> None:
+    ctl = write_ctl(tmp_path, ["loser", "winner", "loser2"], 3, "selection_rule = 'kl-ucb'\n")
+    done = arena("run", str(ctl), "-q", "-j", "3")
+    assert done.returncode == 0, done.stderr
+    shown = arena("show", str(ctl)).stdout
+    assert "best candidate: (1) kind: winner" in shown
+    assert "selection rule: kl-ucb" in shown and "games played: 10/10" in shown
 
 
 def test_a_changed_parameter_is_refused_on_resume(tmp_path: Path) -> None:

@@ -154,6 +154,45 @@ def tuner(directory: Path, split: int = 3, games: int = 60) -> Competition:
     return make_competition(load_control_file(path))
 
 
+def ce_tuner(directory: Path, samples: int = 6) -> Competition:
+    """A cross-entropy tuner over two parameters v 'opp' (batch 2, 3 generations)."""
+    path = directory / "cem.ctl"
+    path.write_text(
+        "competition_type = 'ce_tuner'\n"
+        "players = {'opp': Player('opponent-engine')}\n"
+        "def exp_10(f):\n    return 10.0 ** f\n"
+        "parameters = [\n"
+        "    Parameter('playouts', initial_mean=2.5, initial_variance=0.5, transform=exp_10,"
+        " format='playouts: %d'),\n"
+        "    Parameter('c', initial_mean=0.5, initial_variance=0.1, format='c: %.2f'),\n"
+        "]\n"
+        "def make_candidate(playouts, c):\n"
+        "    return Player(['engine', str(playouts), str(c)])\n"
+        "board_size = 9\nkomi = 7.5\nopponent = 'opp'\ncandidate_colour = 'random'\n"
+        f"number_of_generations = 3\nsamples_per_generation = {samples}\nbatch_size = 2\n"
+        "elite_proportion = 0.34\nstep_size = 0.8\n"
+    )
+    return make_competition(load_control_file(path))
+
+
+def spsa_tuner(directory: Path, iterations: int = 40) -> Competition:
+    """An SPSA tuner over two parameters."""
+    path = directory / "spsa.ctl"
+    path.write_text(
+        "competition_type = 'spsa_tuner'\n"
+        "parameters = [\n"
+        "    Parameter('playouts', start=1000, min=100, max=5000, c_end=100, r_end=0.002,"
+        " format='playouts: %.0f'),\n"
+        "    Parameter('c', start=0.5, min=0, max=2, c_end=0.05, r_end=0.002,"
+        " format='c: %.3f'),\n"
+        "]\n"
+        "def make_candidate(playouts, c):\n"
+        "    return Player(['engine', str(round(playouts)), str(c)])\n"
+        f"board_size = 9\nkomi = 7.5\nnumber_of_iterations = {iterations}\n"
+    )
+    return make_competition(load_control_file(path))
+
+
 def screen(view: DashboardView, width: int, height: int) -> list[str]:
     """The lines a user sees on a ``width`` x ``height`` terminal."""
     console = Console(

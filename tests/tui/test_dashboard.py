@@ -25,9 +25,11 @@ from tui.views import AllPlayAllView, competition_view
 from .builders import (
     FakeClock,
     allplayall,
+    ce_tuner,
     play,
     playoff,
     screen,
+    spsa_tuner,
     tracker_for,
     tuner,
 )
@@ -52,6 +54,18 @@ def playoff_100_players(directory: Path) -> DashboardView:
 
 def allplayall_4(directory: Path) -> DashboardView:
     return tracker_for(allplayall(directory, 4), finished=10, in_progress=2).view()
+
+
+def ce_tuner_mid_generation(directory: Path) -> DashboardView:
+    return tracker_for(ce_tuner(directory), finished=16, in_progress=2).view()
+
+
+def ce_tuner_many_samples(directory: Path) -> DashboardView:
+    return tracker_for(ce_tuner(directory, samples=30), finished=20, in_progress=1).view()
+
+
+def spsa_tuner_running(directory: Path) -> DashboardView:
+    return tracker_for(spsa_tuner(directory), finished=24, in_progress=2).view()
 
 
 def allplayall_100(directory: Path) -> DashboardView:
@@ -185,6 +199,44 @@ CASES = {
     ),
     "tuner 64 candidates 80x24": Case(
         tuner_64, 80, 24, ("100/500 games", "★", "candidate"), (), r"… and \d+ more candidates"
+    ),
+    "ce_tuner 100x30": Case(
+        ce_tuner_mid_generation,
+        100,
+        30,
+        (
+            "ce_tuner cem · 9x9 komi 7.5",
+            "16/36 games · 2 running",
+            "generation g1 of 3: playouts: ",
+            "~",
+            "sample",
+            "wins/2",
+            "g1#",
+            "g0 playouts: 316; c: 0.50",
+        ),
+    ),
+    "ce_tuner 30 samples 80x16": Case(
+        ce_tuner_many_samples,
+        80,
+        16,
+        ("generation g0 of 3", "sample"),
+        (),
+        r"… and \d+ more samples",
+    ),
+    "spsa_tuner 100x30": Case(
+        spsa_tuner_running,
+        100,
+        30,
+        (
+            "spsa_tuner spsa · 9x9 komi 7.5",
+            "24/80 games · 2 running",
+            "iteration 12/40 · plus side",
+            "parameter",
+            "playouts: ",
+            "c: 0.",
+            "100..5000",
+            "█",
+        ),
     ),
     "stop acknowledged 80x24": Case(
         stopping,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arena.competitions.base import Competition
 from arena.competitions.registry import make_competition
 from arena.control.loader import load_control_file
@@ -11,13 +13,17 @@ from arena.results import EndReason, GameResult
 from gtp.vertex import Colour
 from tui.tracker import RunTracker
 from tui.views import (
+    SPARKS,
     AllPlayAllView,
+    CeTunerView,
     PlayoffView,
+    SpsaTunerView,
     TunerView,
     competition_view,
+    sparkline,
 )
 
-from .builders import allplayall, play, playoff, screen, tuner
+from .builders import allplayall, ce_tuner, play, playoff, screen, spsa_tuner, tuner
 
 
 def test_playoff_view(tmp_path: Path) -> None:
@@ -111,6 +117,43 @@ def test_tuner_view(tmp_path: Path) -> None:
     assert best[0].label == snapshot.best.label
     assert best[0].parameters.startswith("playouts: ")
     assert sum(c.games for c in detail.candidates) == 30
+
+
+def test_ce_tuner_view_orders_samples_by_wins(tmp_path: Path) -> None:
+    competition = ce_tuner(tmp_path)
+    play(competition, 15)  # generation 0 (12 games) and 3 of generation 1
+    view = competition_view(competition.snapshot())
+    assert view is not None and isinstance(view.detail, CeTunerView)
+    assert (view.kind, view.games_done, view.games_total) == ("ce_tuner", 15, 36)
+    detail = view.detail
+    assert (detail.generation, detail.generations, detail.elite_count) == (1, 3, 2)
+    wins = [s.wins for s in detail.samples]
+    assert wins == sorted(wins, reverse=True)
+    assert all(s.code.startswith("g1#") for s in detail.samples)
+    assert detail.history == ("g0 playouts: 316; c: 0.50",)
+    assert "~" in detail.optimiser and detail.distribution.startswith("playouts: ")
+
+
+def test_spsa_tuner_view_shows_theta_and_its_trend(tmp_path: Path) -> None:
+    competition = spsa_tuner(tmp_path)
+    play(competition, 20)
+    view = competition_view(competition.snapshot())
+    assert view is not None and isinstance(view.detail, SpsaTunerView)
+    assert (view.kind, view.games_done, view.games_total) == ("spsa_tuner", 20, 80)
+    detail = view.detail
+    assert (detail.iterations_done, detail.iterations) == (10, 40)
+    playouts, c = detail.parameters
+    assert playouts.value.startswith("playouts: ") and playouts.bounds == "100..5000"
+    assert len(c.trend) == 11 and set(c.trend) <= set(SPARKS)
+    assert detail.plus_share is not None and 0 <= detail.plus_share <= 1
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [([0, 1, 2, 3, 4, 5, 6, 7], "▁▂▃▄▅▆▇█"), ([2, 2, 2], "▅▅▅"), ([], ""), ([5, 1], "█▁")],
+)
+def test_sparkline_spans_the_values_own_range(values: list[float], expected: str) -> None:
+    assert sparkline(values) == expected
 
 
 def test_no_snapshot_no_view() -> None:

@@ -1,10 +1,11 @@
 """A scriptable GTP engine for the arena's fault-path tests (blocking I/O, starts fast).
 
 Run as ``python fake_engine.py [options]``.  It plays the moves given with
-``--moves`` (then passes) and misbehaves on request at its N-th genmove
-(counting from 1): crash, hang, answer a given text, write protocol garbage,
-flood stderr.  Other options make it fail a command, claim, score, describe
-itself, explain its moves or report CPU time.
+``--moves`` (then passes), or with ``--fill`` the first empty point, and
+misbehaves on request at its N-th genmove (counting from 1): crash, hang,
+answer a given text, write protocol garbage, flood stderr.  Other options
+make it fail a command, claim, score, describe itself, explain its moves or
+report CPU time.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--crash-once", default="", help="crash at --crash-at only if FILE is absent")
     p.add_argument("--ignore-eof", action="store_true", help="linger after end of input")
     p.add_argument("--crash-in-game", default="", help="crash at --crash-at only in this game")
+    p.add_argument("--fill", action="store_true", help="play the first empty point, not --moves")
     return p.parse_args(argv)
 
 
@@ -52,6 +54,7 @@ def main(argv: list[str]) -> int:
     answer_at, _, answer_text = options.answer_at.partition(":")
     reject_at, _, reject_text = options.reject_play_at.partition(":")
     size = 19
+    occupied: set[str] = set()  # for --fill: points played by either side in this game
     genmoves = 0
     plays = 0
     if options.env_file:
@@ -144,10 +147,17 @@ def main(argv: list[str]) -> int:
                     text = "resign"
                 elif genmoves == options.claim_at:
                     text = "claim"
+                elif options.fill:
+                    free = (format_vertex((row, col), size) for row in range(size)
+                            for col in range(size))  # fmt: skip
+                    text = next((v for v in free if v not in occupied), "pass")
+                    occupied.add(text)
                 else:
                     text = moves[genmoves - 1] if genmoves <= len(moves) else "pass"
         elif name == "play":
             plays += 1
+            if len(args) > 1:
+                occupied.add(args[1].upper())
             if str(plays) == reject_at:
                 ok, text = False, reject_text
         elif name == "final_score":
@@ -162,7 +172,9 @@ def main(argv: list[str]) -> int:
             out.write(f"={command_id}\n\n")
             out.flush()
             return 0
-        elif name not in ("clear_board", "komi", "set_free_handicap"):
+        elif name == "clear_board":
+            occupied.clear()
+        elif name not in ("komi", "set_free_handicap"):
             ok, text = False, "unknown command"
         status = "=" if ok else "?"
         out.write(f"{status}{command_id} {text}\n\n" if text else f"{status}{command_id}\n\n")
