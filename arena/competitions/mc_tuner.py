@@ -10,6 +10,9 @@ replayed under the same number, possibly by another candidate.  A
 candidate's player code is ``#`` plus its coordinates (``#0,1``, and
 ``#0,1:2,2`` in the second generation), so game records say which candidate
 played, and a result replayed from the journal finds its candidate again.
+With an opening suite, games 2k and 2k+1 are one candidate's colour-swapped
+pair from the same opening (candidate_colour in the first); the candidate of
+a pair not yet finished is kept in the state.
 The SGF event names the formatted engine parameters.  A game the candidate
 does not win (including an unknown result) counts as a visit without a win.
 
@@ -30,6 +33,7 @@ from typing import Any
 import attrs
 
 from arena.competitions.base import PlayerCheck
+from arena.competitions.jobs import PairChoices, make_job, second_of_pair
 from arena.competitions.playoff import GameNumbers
 from arena.competitions.snapshots import (
     ParameterInfo,
@@ -91,6 +95,7 @@ class McTuner:
         self._draws = 0
         self._history: list[str] = []
         self._fixed = self._fixed_settings()
+        self._pairs = PairChoices()  # with openings: each pair's candidate (player code)
         # Void handling within this run, as the playoff does it: a void game
         # before any result, or straight after another void game, halts the run.
         self._working = False
@@ -152,32 +157,46 @@ class McTuner:
         limit = self.settings.number_of_games
         if limit is not None and self._tree.root.games + len(self._running) >= limit:
             return None
-        path = self._tree.choose(self._tie_breaker)
+        number = self._numbers.next_free()
+        paired = self.settings.openings is not None
+        chosen = self._pairs.choice(number) if paired else None
+        if chosen is not None:
+            path = self.space.parse_player_code(chosen)
+        else:
+            path = self._tree.choose(self._tie_breaker)
+            if paired:
+                self._pairs.choose(number, self.space.player_code(path))
         candidate = self.candidate(path)
         self._tree.start_game(path)
-        number = self._numbers.next_free()
         self._numbers.issued.add(number)
         game_id = self._game_id(number)
         self._running[game_id] = _Running(path, number)
-        opponent = self.config.players[self.settings.opponent]
-        black, white = candidate, opponent
-        if self.settings.candidate_colour is Colour.WHITE:
-            black, white = opponent, candidate
-        return GameJob(
+        swap = self.settings.candidate_colour is Colour.WHITE
+        if paired and second_of_pair(number):
+            swap = not swap
+        return make_job(
             game_id=game_id,
             pairing=candidate.code,
             game_number=number,
-            black=black,
-            white=white,
+            first=candidate,
+            second=self.config.players[self.settings.opponent],
             settings=self.settings.settings,
             event=f"{self.config.code} {self.space.label(path)} {'; '.join(self.describe(path))}",
+            swap_colours=swap,
+            openings=self.settings.openings,
         )
 
     def _release(self, game_id: str) -> None:
         running = self._running.pop(game_id, None)
         if running is not None:
             self._tree.cancel_game(running.path)
-            self._numbers.issued.discard(running.number)
+            numbers = self._numbers
+            numbers.issued.discard(running.number)
+            partner = running.number ^ 1
+            self._pairs.released(
+                running.number,
+                partner_busy=numbers.is_finished(partner) or partner in numbers.issued,
+            )
 
     def job_abandoned(self, job: GameJob) -> None:
         self._release(job.game_id)
@@ -197,6 +216,8 @@ class McTuner:
             self._release(result.game_id)
             return False
         colour = self.settings.candidate_colour
+        if self.settings.openings is not None:  # the candidate plays both colours
+            colour = Colour.WHITE if result.black == self.settings.opponent else Colour.BLACK
         code, opponent = result.player(colour), result.player(colour.opponent)
         if opponent != self.settings.opponent:
             raise StateError(
@@ -221,6 +242,11 @@ class McTuner:
                 running = None
         self._tree.record(path, result.winning_player == code, was_pending=running is not None)
         self._numbers.finish(number)
+        if self.settings.openings is not None:
+            partner_finished = self._numbers.is_finished(number ^ 1)
+            if not partner_finished:
+                self._pairs.choose(number, code)  # the partner is this candidate's too
+            self._pairs.finished(number, partner_finished=partner_finished)
         for player, description in engines.items():
             if player == self.settings.opponent:
                 self._engines[player] = description
@@ -272,6 +298,7 @@ class McTuner:
             "engines": dict(self._engines),
             "candidate_engine": self._candidate_engine,
             "rng": {"seed": self._seed, "draws": self._draws},
+            "pairs": self._pairs.to_json(),
         }
 
     def load_state(self, state: Mapping[str, Any]) -> None:
@@ -288,6 +315,7 @@ class McTuner:
             engines = {str(k): str(v) for k, v in state["engines"].items()}
             candidate_engine = state.get("candidate_engine")
             seed, draws = int(state["rng"]["seed"]), int(state["rng"]["draws"])
+            pairs = PairChoices.from_json(state.get("pairs", {}))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StateError(f"the tuner state is malformed: {exc!r}") from exc
         self._tree.root = root
@@ -297,6 +325,7 @@ class McTuner:
         self._engines = engines
         self._candidate_engine = None if candidate_engine is None else str(candidate_engine)
         self._seed, self._draws = seed, draws
+        self._pairs = pairs
 
     def _check_changes(self, before: Mapping[str, Any]) -> None:
         """Refuse a control file whose parameters or fixed settings differ from earlier runs."""

@@ -23,6 +23,7 @@ from arena.competitions.tuner_tree import ExplicitScale, ParameterSpec, Space, c
 from arena.competitions.tuner_tree import Path as TreePath
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
+from arena.control.openings import OpeningBook, check_book, parse_openings
 from arena.control.settings import (
     GAME_SETTINGS,
     ConfigToken,
@@ -66,6 +67,9 @@ class McTunerSettings:
     summary_spec: tuple[int, ...] = (30,)
     log_tree_to_history_period: int | None = None
     number_of_running_simulations_to_show: int = 12
+    # With openings, a candidate plays each opening twice, colours swapped
+    # (candidate_colour in the first game of the pair).
+    openings: OpeningBook | None = None
 
     @property
     def space(self) -> Space:
@@ -251,12 +255,19 @@ def parse_mc_tuner(control: ControlFile) -> McTunerSettings:
         raise control.where("komi").error(
             f"must be fractional for the Monte Carlo tuner (it cannot count jigos), not {komi:g}"
         )
+    game_settings = build_game_settings(values, control.where("board_size"))
+    openings = None
+    if control.has("openings"):
+        where = control.where("openings")
+        openings = parse_openings(control.get("openings"), where, control.directory)
+        assert openings is not None
+        check_book(openings, game_settings, where)
     settings = McTunerSettings(
         parameters=parameters,
         make_candidate=make_candidate,
         candidate_colour=colour,
         opponent=opponent,
-        settings=build_game_settings(values, control.where("board_size")),
+        settings=game_settings,
         exploration_coefficient=exploration,
         initial_visits=initial_visits,
         initial_wins=initial_wins,
@@ -265,6 +276,7 @@ def parse_mc_tuner(control: ControlFile) -> McTunerSettings:
         summary_spec=summary_spec,
         log_tree_to_history_period=period,
         number_of_running_simulations_to_show=running,
+        openings=openings,
     )
     # make_candidate must give a good Player for every first-generation candidate.
     space = settings.space
