@@ -441,6 +441,7 @@ class Ringmaster:
                 record.void_reason,
                 sgf_path,
                 counted,
+                latency=record.latency,
                 record=record,
                 snapshot=snapshot,
             )
@@ -492,7 +493,10 @@ async def check_players(
     for item in competition.player_checks():
         try:
             description = await check_player(
-                item.player, item.settings, stderr="inherit" if show_stderr else "discard"
+                item.player,
+                item.settings,
+                stderr="inherit" if show_stderr else "discard",
+                required=item.required_commands,
             )
         except EngineStartError as exc:
             failures.append(f"player {item.player.code!r}: {exc.message}")
