@@ -6,7 +6,7 @@ genmove, sleeps a share (``--share``, default 0.9) of what its clock allows
 that move, as it was told by ``time_settings``, ``kgs-time_settings``,
 ``kata-time_settings fischer`` and ``time_left`` (seconds may be decimals).
 It times its own think with CLOCK_MONOTONIC from the moment it has read the
-command line to the moment it has written the answer, and answers
+command line to the moment it writes the answer, and answers
 ``gomill-explain_last_move`` with that time in nanoseconds (``think_ns=N``),
 so each move's SGF comment carries the engine's own figure next to what the
 arena charged.
@@ -165,10 +165,12 @@ def main(argv: list[str]) -> int:
             ok, answer = False, "unknown command"
         status = "=" if ok else "?"
         text = f"{status}{ident} {answer}\n\n" if answer else f"{status}{ident}\n\n"
+        if command == "genmove":
+            # Before the write: once written, the arena may read the answer
+            # while this process waits to run again.
+            last_think_ns = monotonic_ns() - started
         write(text)
         flush()
-        if command == "genmove":
-            last_think_ns = monotonic_ns() - started
 
 
 if __name__ == "__main__":
