@@ -22,8 +22,11 @@ Usage: python benchmarks/clock_stress.py [--games-at-once N] [--games G] [--peri
 
 Reports losses on time and the per-move excess (charged minus the engine's
 own) as p50, p99 and max, for the arena and the reference, with the arena's
-own per-game latency (from a response read to the next command written) and
-its CPU.  The last line is
+own per-game latency (from a response read to the next command written), its
+CPU and what bounds it: how late a task sleeping 5 ms in the arena's event
+loop wakes (the loop's stalls), how often the kernel took the CPU from the
+arena (involuntary context switches) and the machine's load average.  The
+last line is
 ``RESULT {json}`` with time_losses, charge_excess_p99_ms,
 charge_excess_max_ms and moves.  Targets on this 2-core machine:
 time_losses = 0 and charge_excess_p99_ms <= 1.0.
@@ -46,6 +49,7 @@ from pathlib import Path
 
 import trio
 
+from arena.control.config import CompetitionConfig
 from arena.control.loader import load_control_file
 from arena.results import EndReason, GameRecord
 from arena.run.events import Event, EventBus, GameFinished
@@ -57,6 +61,30 @@ ENGINE = str(Path(__file__).with_name("clocked_engine.py"))
 def cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def preemptions() -> int:
+    """Involuntary context switches of this process (the kernel ran something else)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_nivcsw
+
+
+async def watch_the_loop(lateness: list[float]) -> None:
+    """Sleep 5 ms again and again; how much later than asked each wake-up comes."""
+    while True:
+        before = time.perf_counter()
+        await trio.sleep(0.005)
+        lateness.append(time.perf_counter() - before - 0.005)
+
+
+async def run_with_probe(
+    config: CompetitionConfig, options: RunOptions, bus: EventBus
+) -> list[float]:
+    lateness: list[float] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watch_the_loop, lateness)
+        await run_competition(config, options, events=bus)
+        nursery.cancel_scope.cancel()
+    return lateness
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -101,12 +129,13 @@ def run(games_at_once: int, games: int, period: float, share: float) -> dict[str
     with tempfile.TemporaryDirectory() as tmp:
         config = load_control_file(write_ctl(Path(tmp), games, period, share))
         options = RunOptions(parallel=games_at_once, keyboard=False, handle_signals=False)
-        cpu_before, wall_before = cpu_seconds(), time.perf_counter()
-        summary = trio.run(partial(run_competition, config, options, events=bus))
+        cpu_before, wall_before, switches = cpu_seconds(), time.perf_counter(), preemptions()
+        lateness = trio.run(partial(run_with_probe, config, options, bus))
         cpu, wall = cpu_seconds() - cpu_before, time.perf_counter() - wall_before
+        switches = preemptions() - switches
     results = [r.result for r in records if r.result is not None]
     if len(results) != games:
-        sys.exit(f"clock_stress: {len(results)} results of {games} games ({summary.message})")
+        sys.exit(f"clock_stress: {len(results)} results of {games} games")
     losses = [r for r in results if r.end is EndReason.TIME]
     for lost in losses[:5]:
         print(f"  lost on time: {lost.game_id}: {lost.reason}")
@@ -126,6 +155,11 @@ def run(games_at_once: int, games: int, period: float, share: float) -> dict[str
         "arena_latency_game_max_p50_ms": percentile(lag_max, 0.5),
         "arena_latency_max_ms": max(lag_max),
         "arena_cpu_ms_per_move": 1000 * cpu / max(1, len(excess)),
+        "arena_cpu_share": cpu / wall,
+        "preemptions_per_s": switches / wall,
+        "loop_late_p50_ms": 1000 * percentile(lateness, 0.5),
+        "loop_late_p99_ms": 1000 * percentile(lateness, 0.99),
+        "loop_late_max_ms": 1000 * max(lateness),
         "wall_s": wall,
     }
 
@@ -229,6 +263,7 @@ def main() -> None:
     parser.add_argument("--period", type=float, default=0.1, help="byo-yomi seconds a move")
     parser.add_argument("--share", type=float, default=0.9, help="of the period engines sleep")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     figures = run(args.games_at_once, args.games, args.period, args.share)
     floor = reference(args.games_at_once, args.games, args.period, args.share)
     print(
@@ -253,8 +288,16 @@ def main() -> None:
         f" max {figures['arena_latency_max_ms']:.2f} ms"
     )
     print(
-        f"arena CPU {figures['arena_cpu_ms_per_move']:.3f} ms per move;"
+        f"arena CPU {figures['arena_cpu_ms_per_move']:.3f} ms per move"
+        f" ({100 * figures['arena_cpu_share']:.0f}% of a core);"
         f" {figures['wall_s']:.1f} s in all"
+    )
+    print(
+        "what bounds it: a 5 ms sleeper in the arena's loop wakes late by"
+        f" p50 {figures['loop_late_p50_ms']:.2f} ms, p99 {figures['loop_late_p99_ms']:.2f} ms,"
+        f" max {figures['loop_late_max_ms']:.1f} ms; the kernel preempted the arena"
+        f" {figures['preemptions_per_s']:.0f} times/s; load average"
+        f" {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores"
     )
     result = {
         "time_losses": figures["time_losses"],
@@ -263,6 +306,8 @@ def main() -> None:
         "moves": figures["moves"],
         "charge_excess_p50_ms": round(figures["excess_p50_ms"], 3),
         "arena_latency_mean_ms": round(figures["arena_latency_mean_ms"], 3),
+        "loop_late_p99_ms": round(figures["loop_late_p99_ms"], 3),
+        "load_average": round(load_before, 1),
         "reference_excess_p50_ms": round(1000 * percentile(floor, 0.5), 3),
         "reference_excess_p99_ms": round(1000 * percentile(floor, 0.99), 3),
         "reference_excess_max_ms": round(1000 * max(floor), 3),

@@ -14,7 +14,7 @@ import attrs
 
 from arena.control.config import CompetitionConfig, MatchupConfig
 from arena.control.namespace import ControlFile
-from arena.control.openings import OpeningBook, check_book, parse_openings
+from arena.control.openings import OpeningBook, openings_setting
 from arena.control.settings import (
     GAME_SETTINGS,
     GameSettings,
@@ -132,12 +132,7 @@ def parse_allplayall(control: ControlFile) -> AllPlayAllSettings:
         if name not in values:
             raise control.where(name).error("not set (required for an all-play-all)")
     settings = build_game_settings(values, control.where("board_size"))
-    openings = None
-    if control.has("openings"):
-        where = control.where("openings")
-        openings = parse_openings(control.get("openings"), where, control.directory)
-        assert openings is not None
-        check_book(openings, settings, where)
+    openings = openings_setting(control, settings)
     return AllPlayAllSettings(tuple(competitors), settings, rounds, anchor, openings)
 
 

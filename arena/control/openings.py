@@ -25,8 +25,17 @@ from typing import Final, Literal
 import attrs
 from sgfmill import sgf, sgf_grammar
 
+from arena.control.namespace import ControlFile
 from arena.control.settings import GameSettings
-from arena.control.values import ConfigToken, Where, as_choice, as_int, as_str, describe_value
+from arena.control.values import (
+    ConfigToken,
+    Where,
+    as_choice,
+    as_int,
+    as_str,
+    describe_value,
+    token_arguments,
+)
 from gtp.board import Board, IllegalMove, KoRule
 from gtp.vertex import Colour, Point, format_vertex
 
@@ -159,15 +168,7 @@ def parse_openings(value: object, where: Where, directory: Path) -> OpeningBook 
         token = value
     else:
         raise where.error(f"expected a path or Openings(...), not {describe_value(value)}")
-    arguments = dict(zip(OPENINGS_ARGUMENTS, token.args, strict=False))
-    if len(token.args) > len(OPENINGS_ARGUMENTS):
-        raise where.error("Openings takes a path, moves, order and seed")
-    for name, given in token.kwargs.items():
-        if name not in OPENINGS_ARGUMENTS:
-            raise where.error(f"unknown Openings argument {name!r}")
-        if name in arguments:
-            raise where.error(f"Openings: {name} given twice")
-        arguments[name] = given
+    arguments = token_arguments(token, OPENINGS_ARGUMENTS, where)
     if arguments.get("path") is None:
         raise where.error("Openings needs a path (a directory of SGF files or one SGF file)")
     source = as_str(arguments["path"], where)
@@ -193,6 +194,17 @@ def parse_openings(value: object, where: Where, directory: Path) -> OpeningBook 
 
 # ---------------------------------------------------------------------------
 # Checking a suite against the games that use it
+
+
+def openings_setting(control: ControlFile, settings: GameSettings) -> OpeningBook | None:
+    """The top-level ``openings`` of a type whose games share ``settings``, checked against them."""
+    if not control.has("openings"):
+        return None
+    where = control.where("openings")
+    book = parse_openings(control.get("openings"), where, control.directory)
+    if book is not None:
+        check_book(book, settings, where)
+    return book
 
 
 def check_book(book: OpeningBook, settings: GameSettings, where: Where) -> None:

@@ -22,7 +22,7 @@ from typing import Final, Literal
 
 import attrs
 
-from arena.control.values import ConfigToken, Where, describe_value
+from arena.control.values import ConfigToken, Where, describe_value, token_arguments
 
 TimeSystem = Literal["absolute", "byoyomi", "canadian", "fischer", "per_move"]
 
@@ -177,15 +177,7 @@ def parse_time_control(value: object, where: Where) -> TimeControl | None:
         raise where.error(f"expected one of {known}, not {describe_value(value)}")
     kind = value.kind
     names = TIME_CONTROL_NAMES[kind]
-    if len(value.args) > len(names):
-        raise where.error(f"{kind} takes {len(names)} values ({', '.join(names)})")
-    arguments = dict(zip(names, value.args, strict=False))
-    for name, given in value.kwargs.items():
-        if name not in names:
-            raise where.error(f"unknown {kind} argument {name!r}")
-        if name in arguments:
-            raise where.error(f"{kind}: {name} given twice")
-        arguments[name] = given
+    arguments = token_arguments(value, names, where)
     missing = [name for name in names if name not in arguments]
     if missing:
         raise where.error(f"{kind} needs {', '.join(missing)}")

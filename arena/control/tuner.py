@@ -23,7 +23,7 @@ from arena.competitions.tuner_tree import ExplicitScale, ParameterSpec, Space, c
 from arena.competitions.tuner_tree import Path as TreePath
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
-from arena.control.openings import OpeningBook, check_book, parse_openings
+from arena.control.openings import OpeningBook, openings_setting
 from arena.control.settings import (
     GAME_SETTINGS,
     ConfigToken,
@@ -256,12 +256,7 @@ def parse_mc_tuner(control: ControlFile) -> McTunerSettings:
             f"must be fractional for the Monte Carlo tuner (it cannot count jigos), not {komi:g}"
         )
     game_settings = build_game_settings(values, control.where("board_size"))
-    openings = None
-    if control.has("openings"):
-        where = control.where("openings")
-        openings = parse_openings(control.get("openings"), where, control.directory)
-        assert openings is not None
-        check_book(openings, game_settings, where)
+    openings = openings_setting(control, game_settings)
     settings = McTunerSettings(
         parameters=parameters,
         make_candidate=make_candidate,

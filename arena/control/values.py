@@ -149,3 +149,18 @@ def expand_path(text: str, directory: Path) -> str:
     if os.path.isabs(expanded):
         return expanded
     return os.path.normpath(directory / expanded)
+
+
+def token_arguments(token: ConfigToken, names: tuple[str, ...], where: Where) -> dict[str, Any]:
+    """A call's arguments by name: positional ones in the order of ``names``, then keywords."""
+    kind = token.kind
+    if len(token.args) > len(names):
+        raise where.error(f"{kind} takes {len(names)} values ({', '.join(names)})")
+    arguments = dict(zip(names, token.args, strict=False))
+    for name, given in token.kwargs.items():
+        if name not in names:
+            raise where.error(f"unknown {kind} argument {name!r}")
+        if name in arguments:
+            raise where.error(f"{kind}: {name} given twice")
+        arguments[name] = given
+    return arguments

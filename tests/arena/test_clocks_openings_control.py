@@ -11,29 +11,10 @@ from arena.competitions.mc_tuner import McTuner
 from arena.competitions.playoff import Playoff
 from arena.control.loader import load_control_file
 from arena.control.timecontrol import TimeControl
-from arena.errors import ControlFileError
 from arena.results import EndReason, GameJob, GameResult
 from gtp.vertex import Colour
 
-HEADER = "competition_type = 'playoff'\n"
-PLAYERS = "players = {'a': Player('enga'), 'b': Player('engb')}\n"
-GAME = "board_size = 9\nkomi = 7.5\n"
-
-
-def write(tmp_path: Path, text: str, name: str = "comp.ctl") -> Path:
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
-def load_error(tmp_path: Path, text: str) -> str:
-    path = write(tmp_path, text)
-    with pytest.raises(ControlFileError) as info:
-        load_control_file(path)
-    message = str(info.value)
-    assert "\n" not in message
-    assert message.startswith(str(path))
-    return message
+from .test_control import GAME, HEADER, PLAYERS, load_error, write
 
 
 def write_sgf(path: Path, moves: str, size: int = 9, extra: str = "") -> Path:
