@@ -89,9 +89,9 @@ async def test_an_overrun_by_margin_plus_10ms_at_move_k_loses_on_time_at_move_k(
 @pytest.mark.parametrize(
     "control",
     [
-        pytest.param(TimeControl("byoyomi", 0.0, 0.02, periods=1), id="byoyomi"),
-        pytest.param(TimeControl("fischer", 0.1, increment=0.02), id="fischer"),
-        pytest.param(TimeControl("canadian", 0.1, 0.1, stones=4), id="canadian"),
+        pytest.param(TimeControl("byoyomi", 0.0, 0.01, periods=1), id="byoyomi"),
+        pytest.param(TimeControl("fischer", 0.05, increment=0.01), id="fischer"),
+        pytest.param(TimeControl("canadian", 0.05, 0.05, stones=4), id="canadian"),
     ],
 )
 async def test_always_using_90_percent_of_the_allowance_never_loses(control: TimeControl) -> None:
@@ -163,7 +163,7 @@ async def test_sleeping_past_the_whole_main_time_loses_with_the_reason(loser: Co
 async def test_the_clock_is_told_to_the_engine_and_recorded() -> None:
     canadian = TimeControl("canadian", 0.2, 0.3, stones=2)
     record = await play(
-        job(clocked_player("a", "--share=0.3"), clocked_player("b", "--share=0.3"), canadian)
+        job(clocked_player("a", "--share=0.1"), clocked_player("b", "--share=0.1"), canadian)
     )
     assert record.result is not None and record.result.end is EndReason.SCORE
     game = sgf_of(record)
