@@ -389,6 +389,7 @@ class Game:
                     session.gtp("gomill-explain_last_move"),
                     timeout=player.command_timeout,
                 )
+            self.account(client)
         self.moves.append(PlayedMove(colour, move, comment, seconds, time_left, overtime_left))
         on_move = self.options.on_move
         if on_move is not None:
