@@ -92,14 +92,16 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def write_ctl(directory: Path, games: int, period: float, share: float) -> Path:
+def write_ctl(
+    directory: Path, games: int, period: float, share: float, reuse: bool = True
+) -> Path:
     command = [sys.executable, ENGINE, f"--share={share}"]
     path = directory / "clocks.ctl"
     path.write_text(
         "competition_type = 'playoff'\n"
         f"players = {{'x': Player({command!r}), 'y': Player({command!r})}}\n"
         "board_size = 9\nkomi = 7.5\nscorer = 'internal'\n"
-        "skip_player_checks = True\nreuse_engines = True\n"
+        f"skip_player_checks = True\nreuse_engines = {reuse}\n"
         f"time_control = ByoYomi(main=0, period={period}, periods=1)\n"
         f"matchups = [Matchup('x', 'y', alternating=True, number_of_games={games})]\n"
     )
@@ -117,7 +119,9 @@ def excesses(record: GameRecord) -> list[float]:
     return found
 
 
-def run(games_at_once: int, games: int, period: float, share: float) -> dict[str, float]:
+def run(
+    games_at_once: int, games: int, period: float, share: float, reuse: bool = True
+) -> dict[str, float]:
     records: list[GameRecord] = []
 
     def collect(event: Event) -> None:
@@ -127,7 +131,7 @@ def run(games_at_once: int, games: int, period: float, share: float) -> dict[str
     bus = EventBus()
     bus.subscribe(collect)
     with tempfile.TemporaryDirectory() as tmp:
-        config = load_control_file(write_ctl(Path(tmp), games, period, share))
+        config = load_control_file(write_ctl(Path(tmp), games, period, share, reuse))
         options = RunOptions(parallel=games_at_once, keyboard=False, handle_signals=False)
         cpu_before, wall_before, switches = cpu_seconds(), time.perf_counter(), preemptions()
         lateness = trio.run(partial(run_with_probe, config, options, bus))
@@ -262,9 +266,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=128, help="in all (62 moves each)")
     parser.add_argument("--period", type=float, default=0.1, help="byo-yomi seconds a move")
     parser.add_argument("--share", type=float, default=0.9, help="of the period engines sleep")
+    parser.add_argument(
+        "--new-engines", action="store_true", help="new engines for every game (no reuse_engines)"
+    )
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
-    figures = run(args.games_at_once, args.games, args.period, args.share)
+    figures = run(args.games_at_once, args.games, args.period, args.share, not args.new_engines)
     floor = reference(args.games_at_once, args.games, args.period, args.share)
     print(
         f"{figures['games']} games, {args.games_at_once} at once, byo-yomi {args.period:g}s,"
