@@ -11,9 +11,10 @@ from sgfmill import sgf
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TimeControl
 from arena.results import EndReason, GameJob, GameRecord
-from arena.run.engines import EngineProvider
+from arena.run.engines import EngineProvider, check_player
 from arena.run.match import play_game
 from arena.store.sgf import build_sgf
+from gtp.errors import EngineStartError
 from gtp.vertex import Colour
 
 from .fakes import clocked_player
@@ -177,3 +178,22 @@ async def test_the_clock_is_told_to_the_engine_and_recorded() -> None:
     overtime = [n.get("OB") for n in moves if n.has_property("OB")]
     assert overtime and set(overtime) <= {1, 2}
     assert record.latency is not None and record.latency.commands > len(record.moves)
+
+
+async def test_fischer_needs_an_engine_that_lists_kata_time_settings() -> None:
+    fischer = TimeControl("fischer", 5, increment=1)
+    settings = GameSettings(board_size=9, komi=7.5, time_control=fischer)
+    await check_player(clocked_player("ok"), settings, required=frozenset({"kata-time_settings"}))
+    with pytest.raises(EngineStartError) as info:
+        await check_player(
+            clocked_player("deaf", "--deaf"), settings, required=frozenset({"kata-time_settings"})
+        )
+    assert info.value.message == (
+        "failed the startup check: does not list kata-time_settings, which its time control needs"
+    )
+    # With the startup checks skipped, the game cannot be clocked: void, with the reason.
+    record = await play(job(clocked_player("a", "--deaf"), clocked_player("b"), fischer))
+    assert record.void_reason == (
+        "a (black) does not list kata-time_settings, which its clock"
+        " (fischer 5s + 1s per move) needs"
+    )
