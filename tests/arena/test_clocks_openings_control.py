@@ -303,3 +303,16 @@ def test_openings_cannot_be_combined_with_fixed_colours(tmp_path: Path) -> None:
         + "openings = 'o.sgf'\nmatchups = [Matchup('a', 'b', alternating=False)]\n"
     )
     assert "alternating=False cannot be combined with openings" in load_error(tmp_path, text)
+
+
+def test_the_example_control_file_loads() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "clock.ctl"
+    config = load_control_file(example)
+    main, odds, fast = config.playoff.matchups
+    assert main.settings.time_control == TimeControl("byoyomi", 10, 0.5, periods=3)
+    assert main.settings.time_margin == 0.1
+    assert fast.settings.time_control == TimeControl("per_move", period_time=0.2)
+    assert config.players["rave-half"].time_control == TimeControl("byoyomi", 5, 0.25, periods=3)
+    assert main.openings is not None and len(main.openings.openings) == 4
+    assert all(len(o.moves) == 6 for o in main.openings.openings)
+    assert odds.alternating
