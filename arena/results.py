@@ -6,6 +6,10 @@ descriptions needed for the SGF file, plus either a :class:`GameResult` (a game
 that counts) or a void reason (a software failure: the game does not count and
 is replayed).  Results serialise to plain JSON for the state journal.
 
+A job is plain data (players, settings and time controls, the opening's
+moves), so the game can be played anywhere; the record adds what the clocks
+measured: each player's time per move and the arena's own latency.
+
 Two different things are called "void" in Gomill and here:
 
 * a *void game* (engine crash, failed setup): no result, replayed later;
@@ -21,7 +25,9 @@ from typing import Any
 
 import attrs
 
+from arena.control.openings import Opening
 from arena.control.settings import GameSettings, PlayerConfig
+from arena.control.timecontrol import TimeControl
 from gtp.vertex import Colour, Move, Point
 
 
@@ -61,12 +67,47 @@ def _optional_float(value: object) -> float | None:
 
 
 @attrs.frozen
+class MoveTimes:
+    """One player's genmoves in a game: how many, their total and longest time (seconds).
+
+    Each is timed from the moment the command is written to the moment the
+    response line is read, with or without a clock.
+    """
+
+    moves: int = 0
+    total: float = 0.0
+    longest: float = 0.0
+
+    def add(self, seconds: float) -> MoveTimes:
+        return MoveTimes(self.moves + 1, self.total + seconds, max(self.longest, seconds))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"moves": self.moves, "total": self.total, "max": self.longest}
+
+    @classmethod
+    def from_json(cls, data: object) -> MoveTimes | None:
+        if data is None:
+            return None
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected move times, not {data!r}")
+        moves = data.get("moves", 0)
+        if not isinstance(moves, int) or isinstance(moves, bool):
+            raise ValueError(f"move times: moves {moves!r}")
+        return cls(
+            moves,
+            _optional_float(data.get("total")) or 0.0,
+            _optional_float(data.get("max")) or 0.0,
+        )
+
+
+@attrs.frozen
 class GameResult:
     """The outcome of one counted game.
 
     ``winner`` is None for a jigo (``SCORE``), ``MOVE_LIMIT`` and ``UNKNOWN``.
     ``margin`` is set only for a ``SCORE`` result whose margin is known.
-    ``cpu_black``/``cpu_white`` are seconds, None when not known.
+    ``cpu_black``/``cpu_white`` are seconds, None when not known;
+    ``times_black``/``times_white`` the time each took per move.
     """
 
     game_id: str
@@ -79,6 +120,8 @@ class GameResult:
     cpu_black: float | None = None
     cpu_white: float | None = None
     reason: str = ""
+    times_black: MoveTimes | None = None
+    times_white: MoveTimes | None = None
 
     @property
     def is_jigo(self) -> bool:
@@ -105,6 +148,9 @@ class GameResult:
 
     def cpu(self, colour: Colour) -> float | None:
         return self.cpu_black if colour is Colour.BLACK else self.cpu_white
+
+    def times(self, colour: Colour) -> MoveTimes | None:
+        return self.times_black if colour is Colour.BLACK else self.times_white
 
     @property
     def sgf_result(self) -> str:
@@ -137,7 +183,7 @@ class GameResult:
         return text
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "game_id": self.game_id,
             "black": self.black,
             "white": self.white,
@@ -150,6 +196,11 @@ class GameResult:
             "reason": self.reason,
             "sgf_result": self.sgf_result,
         }
+        if self.times_black is not None:
+            data["times_black"] = self.times_black.to_json()
+        if self.times_white is not None:
+            data["times_white"] = self.times_white.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GameResult:
@@ -171,6 +222,8 @@ class GameResult:
                 cpu_black=_optional_float(data.get("cpu_black")),
                 cpu_white=_optional_float(data.get("cpu_white")),
                 reason=str(data.get("reason", "")),
+                times_black=MoveTimes.from_json(data.get("times_black")),
+                times_white=MoveTimes.from_json(data.get("times_white")),
             )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"malformed game result: {exc}") from exc
@@ -182,7 +235,9 @@ class GameJob:
 
     ``pairing`` groups games of the same players and settings (a playoff's
     matchup id); ``game_number`` counts within the pairing.  ``event`` is the
-    SGF ``EV`` text.
+    SGF ``EV`` text.  ``opening``: the moves played before the first genmove
+    (:mod:`arena.competitions.jobs` chooses it).  Each player's clock is its
+    own ``time_control`` if it has one (time odds), else the settings'.
     """
 
     game_id: str
@@ -192,18 +247,67 @@ class GameJob:
     white: PlayerConfig
     settings: GameSettings
     event: str = ""
+    opening: Opening | None = None
 
     def player(self, colour: Colour) -> PlayerConfig:
         return self.black if colour is Colour.BLACK else self.white
 
+    def time_control(self, colour: Colour) -> TimeControl | None:
+        player = self.player(colour)
+        return player.time_control or self.settings.time_control
+
+    @property
+    def clocked(self) -> bool:
+        return self.time_control(Colour.BLACK) is not None or (
+            self.time_control(Colour.WHITE) is not None
+        )
+
 
 @attrs.frozen
 class PlayedMove:
-    """One move of the game record (never a resignation)."""
+    """One move of the game record (never a resignation).
+
+    ``seconds``: the time its genmove took (None for an opening move).  Under
+    a clock, ``time_left`` is what the mover's clock shows after it: main time
+    left, or in overtime the time left in the period with ``overtime_left``
+    byo-yomi periods or Canadian stones (SGF BL/WL, OB/OW).
+    """
 
     colour: Colour
     move: Move
     comment: str = ""
+    seconds: float | None = None
+    time_left: float | None = None
+    overtime_left: int = 0
+
+
+@attrs.frozen
+class ArenaLatency:
+    """The arena's own delay in one game: from reading a response to writing the next command.
+
+    Measured over the commands of the game's moves; what is left of a move's
+    time once this is known to be small is the engines'.
+    """
+
+    commands: int = 0
+    total: float = 0.0
+    longest: float = 0.0
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.commands if self.commands else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commands": self.commands, "total": self.total, "max": self.longest}
+
+    @classmethod
+    def from_json(cls, data: object) -> ArenaLatency | None:
+        if not isinstance(data, Mapping):
+            return None
+        try:
+            return cls(int(data["commands"]), float(data["total"]), float(data["max"]))
+        except (KeyError, TypeError, ValueError):
+            return None
 
 
 @attrs.frozen
@@ -226,6 +330,7 @@ class GameRecord:
     descriptions: tuple[str, str] = ("", "")  # black, white
     notes: tuple[str, ...] = ()
     date: str = ""  # ISO date the game started, for DT
+    latency: ArenaLatency | None = None
 
     def __attrs_post_init__(self) -> None:
         if (self.result is None) == (self.void_reason is None):

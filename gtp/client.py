@@ -129,6 +129,12 @@ class GtpClient:
     _now: Callable[[], float] = attrs.field(init=False, default=time.perf_counter)
     _watchdog_stopped: bool = attrs.field(init=False, default=False)
     _engine_closed: trio.Event | None = attrs.field(init=False, default=None)
+    # time.perf_counter just before the last command line was written, and
+    # when the read that completed its response returned: what a clock charges.
+    # (Taken before the write: a writer preempted by the engine it woke would
+    # otherwise start the clock after the engine had answered.)
+    sent_at: float = attrs.field(init=False, default=0.0)
+    received_at: float = attrs.field(init=False, default=0.0)
 
     @_fd_streams.default
     def _both_pipes(self) -> bool:
@@ -274,6 +280,7 @@ class GtpClient:
 
     async def _exchange_streams(self, line: bytes, name: str, args: tuple[str, ...]) -> Response:
         """The general path, for any trio streams."""
+        self.sent_at = time.perf_counter()
         try:
             await self._send.send_all(line)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -287,6 +294,7 @@ class GtpClient:
                 data = b""
             if not data:
                 raise await self._gone(name, args, writing=False)
+            received = time.perf_counter()
             if type(data) is not bytes:
                 data = bytes(data)
             if self._log is not None:
@@ -294,6 +302,7 @@ class GtpClient:
             reader.feed(data)
             response = reader.next_response()
             if response is not None:
+                self.received_at = received
                 return response
 
     async def _exchange_fds(self, line: bytes, name: str, args: tuple[str, ...]) -> Response:
@@ -310,6 +319,8 @@ class GtpClient:
         assert isinstance(send, trio.lowlevel.FdStream)
         assert isinstance(receive, trio.lowlevel.FdStream)
         send_fd = send.fileno()  # -1 once closed: os.write then fails with EBADF
+        clock = time.perf_counter
+        self.sent_at = clock()
         try:
             sent = os.write(send_fd, line)
         except BlockingIOError:
@@ -340,6 +351,7 @@ class GtpClient:
                 continue
             except OSError:
                 data = b""
+            received = clock()
             if not data:
                 raise await self._gone(name, args, writing=False)
             if self._log is not None:
@@ -347,6 +359,7 @@ class GtpClient:
             reader.feed(data)
             response = reader.next_response()
             if response is not None:
+                self.received_at = received
                 return response
 
     async def _send_rest(

@@ -18,6 +18,7 @@ import attrs
 from rich.cells import cell_len
 from rich.text import Text
 
+from arena.reports.playoff import format_move_time
 from tui.tables import (
     GAP,
     Cell,
@@ -75,6 +76,8 @@ _MATCHUP_COLUMNS: Final = (
     Column("forfeits", align="right", optional=2),
     Column("timeouts", align="right", optional=2),
     Column("avg cpu", align="right", optional=1),
+    Column("s/move", align="right", optional=2),
+    Column("max s", align="right", optional=2),
 )
 
 
@@ -90,6 +93,9 @@ def matchup_table(matchup: MatchupView, width: int) -> list[Text]:
         columns[5] = attrs.evolve(columns[5], optional=9)
     if not any(p.time_losses for p in matchup.lines):
         columns[6] = attrs.evolve(columns[6], optional=9)
+    if all(p.average_time is None for p in matchup.lines):
+        columns[8] = attrs.evolve(columns[8], optional=9)
+        columns[9] = attrs.evolve(columns[9], optional=9)
     styles = ["bold" if p.player == leader and games else "" for p in matchup.lines]
     title = line(_matchup_title(matchup), width, "bold underline")
     return [title, *table_lines(columns, rows, width, row_styles=styles)]
@@ -109,6 +115,8 @@ def _player_cells(player: PlayerLine, games: int) -> list[Cell]:
         str(player.forfeits),
         str(player.time_losses),
         cpu,
+        format_move_time(player.average_time),
+        format_move_time(player.longest_time),
     ]
 
 

@@ -55,6 +55,8 @@ class PlayerLine:
     forfeits: int
     time_losses: int
     average_cpu: float | None
+    average_time: float | None = None  # seconds per move
+    longest_time: float | None = None
 
 
 @attrs.frozen
@@ -200,6 +202,8 @@ def _player_line(matchup: MatchupSnapshot, code: str) -> PlayerLine:
         forfeits=tally.forfeits,
         time_losses=tally.time_losses,
         average_cpu=tally.average_cpu,
+        average_time=tally.average_time,
+        longest_time=tally.longest_time,
     )
 
 

@@ -27,6 +27,13 @@ class PlayerCheck:
     player: PlayerConfig
     settings: GameSettings
 
+    @property
+    def required_commands(self) -> frozenset[str]:
+        """Commands the engine must list for these games (Fischer time: kata-time_settings)."""
+        control = self.player.time_control or self.settings.time_control
+        needed = None if control is None else control.required_command
+        return frozenset() if needed is None else frozenset({needed})
+
 
 class Competition(Protocol):
     """What the run loop needs from a competition."""

@@ -180,8 +180,10 @@ class CeTuner:
         colour = self.settings.candidate_colour
         if colour is not None:
             return colour
-        # The same game always gets the same colour, so a replayed game is the same game.
-        draw = random.Random(f"{self._seed}/{self._generation}/{number}/{round_}").random()
+        # The same game always gets the same colour, so a replayed game is the same game;
+        # with openings the draw is the pair's (candidate_job swaps its second game).
+        game = round_ // 2 if self.settings.openings is not None else round_
+        draw = random.Random(f"{self._seed}/{self._generation}/{number}/{game}").random()
         return Colour.BLACK if draw < 0.5 else Colour.WHITE
 
     # -- scheduling -------------------------------------------------------------
@@ -224,6 +226,7 @@ class CeTuner:
             candidate_colour=self._colour(number, round_),
             settings=self.settings.settings,
             event=f"{self.config.code} {code} {described}",
+            openings=self.settings.openings,
         )
 
     def _release(self, game_id: str) -> None:

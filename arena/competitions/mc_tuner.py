@@ -10,6 +10,9 @@ replayed under the same number, possibly by another candidate.  A
 candidate's player code is ``#`` plus its coordinates (``#0,1``, and
 ``#0,1:2,2`` in the second generation), so game records say which candidate
 played, and a result replayed from the journal finds its candidate again.
+With an opening suite, games 2k and 2k+1 are one candidate's colour-swapped
+pair from the same opening (candidate_colour in the first); the candidate of
+a pair not yet finished is kept in the state.
 The SGF event names the formatted engine parameters.  A game the candidate
 does not win (including an unknown result) counts as a visit without a win.
 
@@ -31,6 +34,7 @@ from typing import Any
 import attrs
 
 from arena.competitions.base import PlayerCheck
+from arena.competitions.jobs import PairChoices
 from arena.competitions.playoff import GameNumbers
 from arena.competitions.snapshots import (
     ParameterInfo,
@@ -40,6 +44,7 @@ from arena.competitions.snapshots import (
 )
 from arena.competitions.tuner_common import (
     VoidGames,
+    candidate_colour_in,
     candidate_job,
     check_opponent,
     refuse_changed,
@@ -92,6 +97,7 @@ class McTuner:
         self._draws = 0
         self._history: list[str] = []
         self._fixed = self._fixed_settings()
+        self._pairs = PairChoices()  # with openings: each pair's candidate (player code)
 
     def _new_tree(self, virtual_loss: bool) -> TunerTree:
         settings = self.settings
@@ -150,10 +156,17 @@ class McTuner:
         limit = self.settings.number_of_games
         if limit is not None and self._tree.root.games + len(self._running) >= limit:
             return None
-        path = self._tree.choose(self._tie_breaker)
+        number = self._numbers.next_free()
+        paired = self.settings.openings is not None
+        chosen = self._pairs.choice(number) if paired else None
+        if chosen is not None:
+            path = self.space.parse_player_code(chosen)
+        else:
+            path = self._tree.choose(self._tie_breaker)
+            if paired:
+                self._pairs.choose(number, self.space.player_code(path))
         candidate = self.candidate(path)
         self._tree.start_game(path)
-        number = self._numbers.next_free()
         self._numbers.issued.add(number)
         game_id = self._game_id(number)
         self._running[game_id] = _Running(path, number)
@@ -165,13 +178,20 @@ class McTuner:
             candidate_colour=self.settings.candidate_colour,
             settings=self.settings.settings,
             event=f"{self.config.code} {self.space.label(path)} {'; '.join(self.describe(path))}",
+            openings=self.settings.openings,
         )
 
     def _release(self, game_id: str) -> None:
         running = self._running.pop(game_id, None)
         if running is not None:
             self._tree.cancel_game(running.path)
-            self._numbers.issued.discard(running.number)
+            numbers = self._numbers
+            numbers.issued.discard(running.number)
+            partner = running.number ^ 1
+            self._pairs.released(
+                running.number,
+                partner_busy=numbers.is_finished(partner) or partner in numbers.issued,
+            )
 
     def job_abandoned(self, job: GameJob) -> None:
         self._release(job.game_id)
@@ -191,6 +211,8 @@ class McTuner:
             self._release(result.game_id)
             return False
         colour = self.settings.candidate_colour
+        if self.settings.openings is not None:  # the candidate plays both colours
+            colour = candidate_colour_in(result, self.settings.opponent)
         code = result.player(colour)
         check_opponent(result, colour, self.settings.opponent)
         running = self._running.pop(result.game_id, None)
@@ -211,6 +233,11 @@ class McTuner:
                 running = None
         self._tree.record(path, result.winning_player == code, was_pending=running is not None)
         self._numbers.finish(number)
+        if self.settings.openings is not None:
+            partner_finished = self._numbers.is_finished(number ^ 1)
+            if not partner_finished:
+                self._pairs.choose(number, code)  # the partner is this candidate's too
+            self._pairs.finished(number, partner_finished=partner_finished)
         for player, description in engines.items():
             if player == self.settings.opponent:
                 self._engines[player] = description
@@ -258,6 +285,7 @@ class McTuner:
             "engines": dict(self._engines),
             "candidate_engine": self._candidate_engine,
             "rng": {"seed": self._seed, "draws": self._draws},
+            "pairs": self._pairs.to_json(),
         }
 
     def load_state(self, state: Mapping[str, Any]) -> None:
@@ -274,6 +302,7 @@ class McTuner:
             engines = {str(k): str(v) for k, v in state["engines"].items()}
             candidate_engine = state.get("candidate_engine")
             seed, draws = int(state["rng"]["seed"]), int(state["rng"]["draws"])
+            pairs = PairChoices.from_json(state.get("pairs", {}))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StateError(f"the tuner state is malformed: {exc!r}") from exc
         self._tree.root = root
@@ -283,6 +312,7 @@ class McTuner:
         self._engines = engines
         self._candidate_engine = None if candidate_engine is None else str(candidate_engine)
         self._seed, self._draws = seed, draws
+        self._pairs = pairs
 
     def _check_changes(self, before: Mapping[str, Any]) -> None:
         """Refuse a control file whose parameters or fixed settings differ from earlier runs."""

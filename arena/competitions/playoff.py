@@ -4,12 +4,13 @@ Scheduling follows Gomill: the matchup with the fewest games (finished plus in
 progress) goes next, ties in definition order; within a matchup the lowest game
 number not yet finished or in progress is played, so games lost to a stop or a
 crash are replayed with the same id.  Colours swap on odd game numbers when the
-matchup alternates.
+matchup alternates (always, with openings: each pair of games shares one).
 
 The state kept per matchup is a tally (wins by player and colour, forfeits,
-time losses, unknown and move-limit results, jigos, CPU sums, void games) plus
-which game numbers are finished, stored as "all below k" and the few finished
-above k, so ``X.status`` stays the same size however many games are played.
+time losses, unknown and move-limit results, jigos, CPU sums, time per move,
+void games) plus which game numbers are finished, stored as "all below k" and
+the few finished above k, so ``X.status`` stays the same size however many
+games are played.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import attrs
 
 from arena.competitions.base import PlayerCheck
+from arena.competitions.jobs import make_job, second_of_pair
 from arena.competitions.snapshots import (
     MatchupCounts,
     MatchupSnapshot,
@@ -55,6 +57,9 @@ class PlayerTally:
     time_losses: int = 0  # games lost on time
     cpu_total: float = 0.0
     cpu_games: int = 0
+    time_moves: int = 0  # genmoves timed
+    time_total: float = 0.0  # seconds over those genmoves
+    time_max: float = 0.0  # the longest of them
 
     def to_json(self) -> dict[str, Any]:
         return attrs.asdict(self)
@@ -91,10 +96,17 @@ class MatchupTally:
         white = self.players[result.white]
         black.black_games += 1
         white.white_games += 1
-        for tally, cpu in ((black, result.cpu_black), (white, result.cpu_white)):
+        for tally, cpu, times in (
+            (black, result.cpu_black, result.times_black),
+            (white, result.cpu_white, result.times_white),
+        ):
             if cpu is not None:
                 tally.cpu_total += cpu
                 tally.cpu_games += 1
+            if times is not None:
+                tally.time_moves += times.moves
+                tally.time_total += times.total
+                tally.time_max = max(tally.time_max, times.longest)
         if result.is_jigo:
             self.jigos += 1
             black.wins += 0.5
@@ -213,8 +225,12 @@ class Playoff:
             if matchup.number_of_games == 0:
                 continue
             for code in (matchup.player_1, matchup.player_2):
-                if code not in checks:
-                    checks[code] = PlayerCheck(self.config.players[code], matchup.settings)
+                check = PlayerCheck(self.config.players[code], matchup.settings)
+                # One check per player: with the settings that need the most of it.
+                if code not in checks or (
+                    check.required_commands and not checks[code].required_commands
+                ):
+                    checks[code] = check
         return [checks[code] for code in sorted(checks)]
 
     def _available(self, matchup: MatchupConfig) -> int | None:
@@ -243,18 +259,17 @@ class Playoff:
         return self._job(matchup, number)
 
     def _job(self, matchup: MatchupConfig, number: int) -> GameJob:
-        first, second = matchup.player_1, matchup.player_2
-        if matchup.alternating and number % 2:
-            first, second = second, first
         players = self.config.players
-        return GameJob(
+        return make_job(
             game_id=matchup.game_id(number),
             pairing=matchup.id,
             game_number=number,
-            black=players[first],
-            white=players[second],
+            first=players[matchup.player_1],
+            second=players[matchup.player_2],
             settings=matchup.settings,
             event=matchup.event,
+            swap_colours=matchup.alternating and second_of_pair(number),
+            openings=matchup.openings,
         )
 
     def job_abandoned(self, job: GameJob) -> None:

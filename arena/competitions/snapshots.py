@@ -35,10 +35,22 @@ class PlayerCounts:
     time_losses: int = 0  # games lost on time
     cpu_total: float = 0.0
     cpu_games: int = 0
+    time_moves: int = 0  # genmoves timed
+    time_total: float = 0.0  # seconds over those genmoves
+    time_max: float = 0.0  # the longest of them
 
     @property
     def average_cpu(self) -> float | None:
         return self.cpu_total / self.cpu_games if self.cpu_games else None
+
+    @property
+    def average_time(self) -> float | None:
+        """Seconds per move (each genmove from written to answered), None before any."""
+        return self.time_total / self.time_moves if self.time_moves else None
+
+    @property
+    def longest_time(self) -> float | None:
+        return self.time_max if self.time_moves else None
 
 
 @attrs.frozen

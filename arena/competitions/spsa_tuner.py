@@ -209,6 +209,7 @@ class SpsaTuner:
         minus = self._player(f"#{k}-", iteration.minus)
         black, white = (plus, minus) if game == 0 else (minus, plus)
         described = "; ".join(self.settings.describe(iteration.plus))
+        openings = self.settings.openings
         return tuner_job(
             game_id=self._game_id(k, game),
             pairing=f"#{k}",
@@ -217,6 +218,7 @@ class SpsaTuner:
             white=white,
             settings=self.settings.settings,
             event=f"{self.config.code} iteration {k} plus {described}",
+            opening=None if openings is None else openings.for_pair(k - 1),  # iterations from 1
         )
 
     def _release(self, game_id: str) -> None:

@@ -1,9 +1,9 @@
 """What the tuners share at run time: building a game job, void games, refusing changed files.
 
-* :func:`tuner_job` is the one place a tuner turns "these two players, these
-  game settings" into a :class:`arena.results.GameJob` (the playoff has its
-  own ``_job``); a per-game setting added to the job (a clock, an opening)
-  is filled in here for all three tuners.
+* :func:`tuner_job` and :func:`candidate_job` are where a tuner turns "these
+  two players, these game settings" into a :class:`arena.results.GameJob`
+  (clocks travel in the settings; openings as :mod:`arena.competitions.jobs`
+  lays them out: a colour-swapped pair of games per opening).
 * :class:`VoidGames` counts void games and says when to halt, as the playoff
   does: a void game before any result of this run, or straight after
   another void game.
@@ -22,6 +22,8 @@ from typing import Any
 
 import attrs
 
+from arena.competitions.jobs import make_job, second_of_pair
+from arena.control.openings import Opening, OpeningBook
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.errors import StateError
 from arena.results import GameJob, GameResult
@@ -37,8 +39,9 @@ def tuner_job(
     white: PlayerConfig,
     settings: GameSettings,
     event: str,
+    opening: Opening | None = None,
 ) -> GameJob:
-    """A tuner's game: the one place its per-game settings are put into the job."""
+    """A game between two given players in given colours (the SPSA tuner's pairs)."""
     return GameJob(
         game_id=game_id,
         pairing=pairing,
@@ -47,6 +50,7 @@ def tuner_job(
         white=white,
         settings=settings,
         event=event,
+        opening=opening,
     )
 
 
@@ -59,20 +63,32 @@ def candidate_job(
     candidate_colour: Colour,
     settings: GameSettings,
     event: str,
+    openings: OpeningBook | None = None,
 ) -> GameJob:
-    """A candidate against the fixed opponent, the candidate playing ``candidate_colour``."""
-    black, white = candidate, opponent
-    if candidate_colour is Colour.WHITE:
-        black, white = opponent, candidate
-    return tuner_job(
+    """A candidate against the fixed opponent, the candidate playing ``candidate_colour``.
+
+    With ``openings``, games ``2k`` and ``2k + 1`` are pair ``k``: the same
+    opening, and the candidate takes the other colour in the second game.
+    """
+    swap = candidate_colour is Colour.WHITE
+    if openings is not None and second_of_pair(game_number):
+        swap = not swap
+    return make_job(
         game_id=game_id,
         pairing=candidate.code,
         game_number=game_number,
-        black=black,
-        white=white,
+        first=candidate,
+        second=opponent,
         settings=settings,
         event=event,
+        swap_colours=swap,
+        openings=openings,
     )
+
+
+def candidate_colour_in(result: GameResult, opponent: str) -> Colour:
+    """The colour the candidate played in ``result`` (the one the opponent did not)."""
+    return Colour.WHITE if result.black == opponent else Colour.BLACK
 
 
 def candidate_score(result: GameResult, code: str) -> float:

@@ -14,6 +14,7 @@ import attrs
 
 from arena.control.config import CompetitionConfig, MatchupConfig
 from arena.control.namespace import ControlFile
+from arena.control.openings import OpeningBook, openings_setting
 from arena.control.settings import (
     GAME_SETTINGS,
     GameSettings,
@@ -62,6 +63,7 @@ class AllPlayAllSettings:
     settings: GameSettings
     rounds: int | None = None  # None: play on until stopped
     elo_anchor: str | None = None  # rated 0; default the first competitor
+    openings: OpeningBook | None = None
 
     @property
     def anchor(self) -> str:
@@ -83,6 +85,7 @@ class AllPlayAllSettings:
                         alternating=True,
                         number_of_games=self.rounds,
                         event=event,
+                        openings=self.openings,
                     )
                 )
         return tuple(matchups)
@@ -129,7 +132,8 @@ def parse_allplayall(control: ControlFile) -> AllPlayAllSettings:
         if name not in values:
             raise control.where(name).error("not set (required for an all-play-all)")
     settings = build_game_settings(values, control.where("board_size"))
-    return AllPlayAllSettings(tuple(competitors), settings, rounds, anchor)
+    openings = openings_setting(control, settings)
+    return AllPlayAllSettings(tuple(competitors), settings, rounds, anchor, openings)
 
 
 def allplayall_settings(config: CompetitionConfig) -> AllPlayAllSettings:

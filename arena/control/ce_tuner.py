@@ -25,6 +25,7 @@ import attrs
 from arena.competitions.cem import Gaussian, Sample
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
+from arena.control.openings import OpeningBook, openings_setting
 from arena.control.settings import GameSettings, PlayerConfig, Where, as_float, as_str
 from arena.control.tuner_common import (
     check_format,
@@ -112,6 +113,9 @@ class CeTunerSettings:
     batch_size: int
     elite_proportion: float
     step_size: float
+    # With openings, a sample's games 2k and 2k + 1 are a colour-swapped pair
+    # from the k-th opening (so every sample meets the same openings).
+    openings: OpeningBook | None = None
 
     @property
     def initial_distribution(self) -> Gaussian:
@@ -210,17 +214,25 @@ def parse_ce_tuner(control: ControlFile) -> CeTunerSettings:
     elite_proportion = fraction(control, "elite_proportion")
     step_size = fraction(control, "step_size")
     parameters = _parse_parameters(control)
+    game_settings = parse_game_settings(control)
+    openings = openings_setting(control, game_settings)
+    if openings is not None and batch_size % 2:
+        raise control.where("batch_size").error(
+            f"must be even with openings (each opening is played twice, colours swapped),"
+            f" not {batch_size}"
+        )
     settings = CeTunerSettings(
         parameters=parameters,
         make_candidate=parse_make_candidate(control),
         candidate_colour=colour,
         opponent=opponent,
-        settings=parse_game_settings(control),
+        settings=game_settings,
         number_of_generations=generations,
         samples_per_generation=samples,
         batch_size=batch_size,
         elite_proportion=elite_proportion,
         step_size=step_size,
+        openings=openings,
     )
     means: Sequence[float] = settings.initial_distribution.means
     ce_candidate_player(

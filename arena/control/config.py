@@ -14,6 +14,7 @@ from typing import Literal
 
 import attrs
 
+from arena.control.openings import OpeningBook
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.stats.elo import SPRT
 
@@ -33,6 +34,7 @@ class MatchupConfig:
     number_of_games: int | None = None
     event: str = ""
     sprt: SPRT | None = None  # stop the matchup once this test decides
+    openings: OpeningBook | None = None  # games 2k and 2k+1 start from pair k's opening
 
     def game_id(self, game_number: int) -> str:
         """``<id>_<n>``, zero-padded to the width of the last game number."""

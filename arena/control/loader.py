@@ -20,7 +20,7 @@ import ast
 import os
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from arena.competitions.registry import COMPETITION_TYPES
 from arena.control.config import CompetitionConfig
@@ -36,7 +36,12 @@ from arena.control.settings import (
     parse_player,
     token_factory,
 )
+from arena.control.timecontrol import TIME_CONTROL_NAMES
 from arena.errors import ControlFileError
+
+# Names every competition type's control file may use.
+COMMON_TOKENS: Final = (*TIME_CONTROL_NAMES, "Openings")
+
 
 # ---------------------------------------------------------------------------
 # The loader
@@ -160,6 +165,8 @@ def load_control_file(path: str | os.PathLike[str]) -> CompetitionConfig:
     competition_type = COMPETITION_TYPES[type_name]
     namespace: dict[str, Any] = {"__name__": "__control_file__", "__file__": filename}
     namespace["Player"] = token_factory("Player", filename)
+    for name in COMMON_TOKENS:
+        namespace[name] = token_factory(name, filename)
     for name, kind in competition_type.namespace.items():
         namespace[name] = token_factory(kind, filename)
     namespace.update(competition_type.objects)

@@ -8,10 +8,12 @@ stopping rule; top-level settings give the defaults.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Final
 
 from arena.control.config import MatchupConfig, PlayoffSettings
 from arena.control.namespace import ControlFile
+from arena.control.openings import OpeningBook, check_book, parse_openings
 from arena.control.settings import (
     GAME_SETTINGS,
     ConfigToken,
@@ -27,7 +29,15 @@ from arena.control.settings import (
 from arena.stats.elo import SPRT
 from arena.stats.matchstats import sprt_from_control
 
-MATCHUP_ARGUMENTS: Final = ("id", "name", "alternating", "number_of_games", "sprt", *GAME_SETTINGS)
+MATCHUP_ARGUMENTS: Final = (
+    "id",
+    "name",
+    "alternating",
+    "number_of_games",
+    "sprt",
+    "openings",
+    *GAME_SETTINGS,
+)
 
 
 def _interpret_matchup_setting(name: str, value: object, where: Where) -> object:
@@ -52,6 +62,10 @@ def parse_playoff(control: ControlFile) -> PlayoffSettings:
             defaults[name] = _interpret_matchup_setting(
                 name, control.get(name), control.where(name)
             )
+    if control.has("openings"):
+        defaults["openings"] = parse_openings(
+            control.get("openings"), control.where("openings"), control.directory
+        )
     where = control.where("matchups")
     tokens = control.get("matchups")
     if not isinstance(tokens, (list, tuple)) or not tokens:
@@ -65,7 +79,9 @@ def parse_playoff(control: ControlFile) -> PlayoffSettings:
             raise where.error(f"item {index}: expected Matchup(...), not {describe_value(token)}")
         label = token.kwargs.get("id", index)
         item = Where(where.path, f"matchup {label}", token.line or where.line)
-        matchup = _parse_matchup(token, index, defaults, player_codes, item, control.path.stem)
+        matchup = _parse_matchup(
+            token, index, defaults, player_codes, item, control.path.stem, control.directory
+        )
         if matchup.id in seen:
             raise item.error(f"duplicate matchup id {matchup.id!r}")
         seen.add(matchup.id)
@@ -80,6 +96,7 @@ def _parse_matchup(
     player_codes: set[str],
     where: Where,
     code: str,
+    directory: Path,
 ) -> MatchupConfig:
     if len(token.args) != 2:
         raise where.error("Matchup needs two player codes")
@@ -96,6 +113,9 @@ def _parse_matchup(
     for name, value in token.kwargs.items():
         if name in ("id", "name"):
             continue
+        if name == "openings":
+            values[name] = parse_openings(value, where.child(": openings"), directory)
+            continue
         if value is None and name in ("handicap", "number_of_games"):
             values[name] = None
             continue
@@ -108,19 +128,33 @@ def _parse_matchup(
     if token.kwargs.get("name") is not None:
         name = " ".join(as_str(token.kwargs["name"], where.child(": name")).split())
         event = f"{code} ({name})"
+    openings = values.pop("openings", None)
+    assert openings is None or isinstance(openings, OpeningBook)
     alternating = bool(values.pop("alternating", False))
+    if openings is not None:
+        # Each opening is played twice, colours swapped: the matchup alternates.
+        if token.kwargs.get("alternating") is False:
+            raise where.error(
+                "openings are played in colour-swapped pairs:"
+                " alternating=False cannot be combined with openings"
+            )
+        alternating = True
     number_of_games = values.pop("number_of_games", None)
     assert number_of_games is None or isinstance(number_of_games, int)
     sprt = values.pop("sprt", None)
     assert sprt is None or isinstance(sprt, SPRT)
+    settings = build_game_settings(values, where)
+    if openings is not None:
+        check_book(openings, settings, where.child(": openings"))
     return MatchupConfig(
         id=matchup_id,
         name=name,
         player_1=player_1,
         player_2=player_2,
-        settings=build_game_settings(values, where),
+        settings=settings,
         alternating=alternating,
         number_of_games=number_of_games,
         event=event,
         sprt=sprt,
+        openings=openings,
     )

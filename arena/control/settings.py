@@ -1,24 +1,41 @@
-"""The vocabulary of control-file settings: checked values and their frozen types.
+"""The vocabulary of control-file settings: the Player and game settings and their frozen types.
 
-Owns the value checkers every competition type uses, the ``Player``
-settings (:class:`PlayerConfig`) and the game settings (:class:`GameSettings`).
-:mod:`arena.control.loader` runs the file and assembles the competition from these.
+Owns the ``Player`` settings (:class:`PlayerConfig`) and the game settings
+(:class:`GameSettings`, time control included).  The value checkers every
+competition type uses live in :mod:`arena.control.values` (and are importable
+from here too); :mod:`arena.control.loader` runs the file and assembles the
+competition from these.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import shlex
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from types import FrameType
 from typing import Any, Final, Literal
 
 import attrs
 
-from arena.errors import ControlFileError
+from arena.control.timecontrol import (
+    DEFAULT_TIME_MARGIN,
+    TimeControl,
+    parse_time_control,
+    parse_time_margin,
+)
+from arena.control.values import ConfigToken as ConfigToken
+from arena.control.values import Where as Where
+from arena.control.values import as_bool as as_bool
+from arena.control.values import as_choice as as_choice
+from arena.control.values import as_float as as_float
+from arena.control.values import as_identifier as as_identifier
+from arena.control.values import as_int as as_int
+from arena.control.values import as_str as as_str
+from arena.control.values import as_str_dict as as_str_dict
+from arena.control.values import as_timeout as as_timeout
+from arena.control.values import describe_value as describe_value
+from arena.control.values import expand_path
+from arena.control.values import token_factory as token_factory
 from gtp.handicap import max_fixed_handicap
 from gtp.protocol import is_well_formed_word
 from gtp.vertex import MAX_BOARD_SIZE, MIN_BOARD_SIZE
@@ -30,7 +47,6 @@ KoRuleName = Literal["simple", "positional", "situational"]
 
 DEFAULT_STARTUP_TIMEOUT: Final = 30.0
 DEFAULT_COMMAND_TIMEOUT: Final = 60.0
-IDENTIFIER_PUNCTUATION: Final = frozenset("-!$%&*+.:;<=>?^_~")
 
 
 # ---------------------------------------------------------------------------
@@ -53,7 +69,8 @@ class PlayerConfig:
     sgf_player_name_from_gtp: bool = True
     startup_timeout: float | None = DEFAULT_STARTUP_TIMEOUT
     command_timeout: float | None = DEFAULT_COMMAND_TIMEOUT
-    move_timeout: float | None = None  # genmove; None means no limit
+    move_timeout: float | None = None  # genmove; None means no limit (a clock replaces it)
+    time_control: TimeControl | None = None  # this player's own clock (time odds)
 
     def gtp_name(self, command: str) -> str:
         """The command name to send for ``command``, after ``gtp_aliases``."""
@@ -80,13 +97,18 @@ class GameSettings:
     internal_scorer_handicap_compensation: Compensation = "full"
     ko_rule: KoRuleName = "simple"
     allow_suicide: bool = True  # Gomill's referee never rejected self-capture
+    time_control: TimeControl | None = None  # None: no clock (move_timeout applies)
+    time_margin: float = DEFAULT_TIME_MARGIN  # seconds over the clock that do not lose
 
     def describe(self) -> str:
         """``board size: 9   handicap: 2 (free)   komi: 0.5``, as Gomill's reports."""
         text = f"board size: {self.board_size}   "
         if self.handicap is not None:
             text += f"handicap: {self.handicap} ({self.handicap_style})   "
-        return text + f"komi: {_format_number(self.komi)}"
+        text += f"komi: {_format_number(self.komi)}"
+        if self.time_control is not None:
+            text += f"   time: {self.time_control.describe()}"
+        return text
 
     def rules_description(self) -> str:
         """The ruleset in words, for the SGF ``RU`` property."""
@@ -104,135 +126,6 @@ class GameSettings:
             scoring = "scored by the players"
         return f"{ko}, {suicide}, {scoring}"
 
-
-# ---------------------------------------------------------------------------
-# Tokens the control file creates
-
-
-@attrs.define
-class ConfigToken:
-    """A ``Player(...)``/``Matchup(...)`` call, kept for validation later."""
-
-    kind: str
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any]
-    line: int | None
-
-
-def token_factory(kind: str, filename: str) -> Callable[..., ConfigToken]:
-    def make(*args: Any, **kwargs: Any) -> ConfigToken:
-        frame: FrameType | None = sys._getframe(1)
-        line = None
-        while frame is not None:
-            if frame.f_code.co_filename == filename:
-                line = frame.f_lineno
-                break
-            frame = frame.f_back
-        return ConfigToken(kind, args, kwargs, line)
-
-    make.__name__ = kind
-    return make
-
-
-# ---------------------------------------------------------------------------
-# Value checking
-
-
-@attrs.frozen
-class Where:
-    """Where a value came from, to build a one-line error about it."""
-
-    path: Path
-    setting: str
-    line: int | None = None
-
-    def error(self, message: str) -> ControlFileError:
-        return ControlFileError(message, path=self.path, line=self.line, setting=self.setting)
-
-    def child(self, name: str, line: int | None = None) -> Where:
-        return Where(self.path, f"{self.setting}{name}", self.line if line is None else line)
-
-
-def describe_value(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def as_bool(value: object, where: Where) -> bool:
-    if not isinstance(value, bool):
-        raise where.error(f"expected True or False, not {describe_value(value)}")
-    return value
-
-
-def as_int(value: object, where: Where) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise where.error(f"expected an integer, not {describe_value(value)}")
-    return value
-
-
-def as_float(value: object, where: Where) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise where.error(f"expected a number, not {describe_value(value)}")
-    result = float(value)
-    if not math.isfinite(result):
-        raise where.error(f"expected a finite number, not {describe_value(value)}")
-    return result
-
-
-def as_str(value: object, where: Where) -> str:
-    if isinstance(value, bytes):
-        try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise where.error("expected UTF-8 text") from exc
-    if not isinstance(value, str):
-        raise where.error(f"expected a string, not {describe_value(value)}")
-    return value
-
-
-def as_identifier(value: object, where: Where) -> str:
-    text = as_str(value, where)
-    if not text or not all(
-        (c.isascii() and c.isalnum()) or c in IDENTIFIER_PUNCTUATION for c in text
-    ):
-        raise where.error(
-            f"{describe_value(value)} is not an identifier"
-            " (ASCII letters, digits, - ! $ % & * + . : ; < = > ? ^ _ ~)"
-        )
-    return text
-
-
-def as_choice(value: object, choices: tuple[str, ...], where: Where) -> str:
-    if not isinstance(value, str) or value not in choices:
-        wanted = ", ".join(repr(c) for c in choices)
-        raise where.error(f"expected one of {wanted}, not {describe_value(value)}")
-    return value
-
-
-def as_timeout(value: object, where: Where) -> float | None:
-    if value is None:
-        return None
-    seconds = as_float(value, where)
-    if seconds <= 0:
-        raise where.error(
-            f"expected a positive number of seconds or None, not {describe_value(value)}"
-        )
-    return seconds
-
-
-def as_str_dict(value: object, where: Where) -> dict[str, str]:
-    if not isinstance(value, dict):
-        raise where.error(f"expected a dictionary of strings, not {describe_value(value)}")
-    return {
-        as_str(k, where.child(" key")): as_str(v, where.child(f"[{k!r}]")) for k, v in value.items()
-    }
-
-
-def _expand_path(text: str, directory: Path) -> str:
-    expanded = os.path.expanduser(text)
-    if os.path.isabs(expanded):
-        return expanded
-    return os.path.normpath(directory / expanded)
 
 
 # ---------------------------------------------------------------------------
@@ -252,6 +145,7 @@ PLAYER_ARGUMENTS: Final = (
     "startup_timeout",
     "command_timeout",
     "move_timeout",
+    "time_control",
 )
 
 
@@ -309,12 +203,12 @@ def parse_player(code: str, token: object, where: Where, directory: Path) -> Pla
     command = list(_command_words(arguments["command"], at("command")))
     executable = os.path.expanduser(command[0])
     if "/" in executable:
-        executable = _expand_path(executable, directory)
+        executable = expand_path(executable, directory)
     command[0] = executable
     values: dict[str, Any] = {"code": code, "command": tuple(command)}
     cwd = arguments.get("cwd")
     if cwd is not None:
-        values["cwd"] = _expand_path(as_str(cwd, at("cwd")), directory)
+        values["cwd"] = expand_path(as_str(cwd, at("cwd")), directory)
     if arguments.get("environ") is not None:
         values["environ"] = tuple(as_str_dict(arguments["environ"], at("environ")).items())
     if arguments.get("gtp_aliases") is not None:
@@ -336,6 +230,8 @@ def parse_player(code: str, token: object, where: Where, directory: Path) -> Pla
     for name in ("startup_timeout", "command_timeout", "move_timeout"):
         if name in arguments:
             values[name] = as_timeout(arguments[name], at(name))
+    if arguments.get("time_control") is not None:
+        values["time_control"] = parse_time_control(arguments["time_control"], at("time_control"))
     return PlayerConfig(**values)
 
 
@@ -353,6 +249,8 @@ GAME_SETTINGS: Final = (
     "internal_scorer_handicap_compensation",
     "ko_rule",
     "allow_suicide",
+    "time_control",
+    "time_margin",
 )
 _REQUIRED_GAME_SETTINGS: Final = ("board_size", "komi")
 
@@ -388,6 +286,10 @@ def interpret_game_setting(name: str, value: object, where: Where) -> object:
         return as_choice(value, ("simple", "positional", "situational"), where)
     if name == "allow_suicide":
         return as_bool(value, where)
+    if name == "time_control":
+        return parse_time_control(value, where)
+    if name == "time_margin":
+        return parse_time_margin(value, where)
     raise AssertionError(name)
 
 

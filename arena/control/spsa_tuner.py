@@ -23,6 +23,7 @@ import attrs
 from arena.competitions.spsa import Axis, Schedule
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
+from arena.control.openings import OpeningBook, openings_setting
 from arena.control.settings import GameSettings, PlayerConfig, Where, as_float, as_str
 from arena.control.tuner_common import (
     check_format,
@@ -76,6 +77,8 @@ class SpsaTunerSettings:
     make_candidate: Callable[..., object] = attrs.field(eq=False)
     settings: GameSettings
     schedule: Schedule
+    # With openings, iteration k's two games both start from the k-th opening.
+    openings: OpeningBook | None = None
 
     @property
     def axes(self) -> tuple[Axis, ...]:
@@ -160,11 +163,13 @@ def parse_spsa_tuner(control: ControlFile) -> SpsaTunerSettings:
         for index, token in enumerate(parameter_tokens(control))
     )
     check_unique_codes([p.code for p in parameters], where)
+    game_settings = parse_game_settings(control)
     settings = SpsaTunerSettings(
         parameters=parameters,
         make_candidate=parse_make_candidate(control),
-        settings=parse_game_settings(control),
+        settings=game_settings,
         schedule=schedule,
+        openings=openings_setting(control, game_settings),
     )
     spsa_candidate_player(
         settings, settings.start, "candidate", control.where("make_candidate"), control.directory

@@ -24,6 +24,7 @@ from arena.competitions.tuner_tree import SELECTION_RULES, SelectionRule, Space
 from arena.competitions.tuner_tree import Path as TreePath
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
+from arena.control.openings import OpeningBook, openings_setting
 from arena.control.settings import (
     GameSettings,
     PlayerConfig,
@@ -72,6 +73,9 @@ class McTunerSettings:
     log_tree_to_history_period: int | None = None
     number_of_running_simulations_to_show: int = 12
     selection_rule: SelectionRule = "ucb"
+    # With openings, a candidate plays each opening twice, colours swapped
+    # (candidate_colour in the first game of the pair).
+    openings: OpeningBook | None = None
 
     @property
     def space(self) -> Space:
@@ -201,6 +205,7 @@ def parse_mc_tuner(control: ControlFile) -> McTunerSettings:
             "must be fractional for the Monte Carlo tuner (it cannot count jigos),"
             f" not {game_settings.komi:g}"
         )
+    openings = openings_setting(control, game_settings)
     settings = McTunerSettings(
         parameters=parameters,
         make_candidate=make_candidate,
@@ -216,6 +221,7 @@ def parse_mc_tuner(control: ControlFile) -> McTunerSettings:
         log_tree_to_history_period=period,
         number_of_running_simulations_to_show=running,
         selection_rule=rule,
+        openings=openings,
     )
     # make_candidate must give a good Player for every first-generation candidate.
     space = settings.space

@@ -3,7 +3,8 @@
 Pure functions from a :class:`arena.competitions.snapshots.PlayoffSnapshot` to text.  Each
 matchup gets Gomill's table (wins and percentage, the black/white breakdown when
 colours alternated, otherwise each player's colour, average CPU) with extra
-columns for games lost by forfeit and on time when there are any, and lines
+columns for games lost by forfeit and on time when there are any, each
+player's average and longest time per move once moves were timed, and lines
 for unknown results, move-limit results and void (replayed) games.
 """
 
@@ -77,6 +78,13 @@ def _render_table(columns: Sequence[_Column], headings: Sequence[_Heading], rows
 
 def _cpu(value: float | None) -> str:
     return "   ----" if value is None else f"{value:7.2f}"
+
+
+def format_move_time(value: float | None) -> str:
+    """Seconds per move: ``0.092``, ``12.35``; ``----`` when none was timed."""
+    if value is None:
+        return "----"
+    return f"{value:.3f}" if value < 10 else f"{value:.2f}"
 
 
 def matchup_table(matchup: MatchupSnapshot) -> list[str]:
@@ -159,6 +167,13 @@ def matchup_table(matchup: MatchupSnapshot) -> list[str]:
     if t1.average_cpu is not None or t2.average_cpu is not None:
         columns.append(_Column([_cpu(t1.average_cpu), _cpu(t2.average_cpu)], right_padding=2))
         headings.append(_Heading("avg cpu"))
+    if t1.time_moves or t2.time_moves:
+        for heading, values in (
+            ("s/move", (t1.average_time, t2.average_time)),
+            ("max s", (t1.longest_time, t2.longest_time)),
+        ):
+            columns.append(_Column([format_move_time(v) for v in values], right_padding=2))
+            headings.append(_Heading(heading))
     return _render_table(columns, headings, rows)
 
 

@@ -24,6 +24,7 @@ import attrs
 import trio
 
 from arena.control.settings import GameSettings, PlayerConfig
+from arena.control.timecontrol import TIME_COMMANDS
 from gtp.client import GtpClient
 from gtp.errors import CommandFailed, EngineStartError, GtpError
 from gtp.launch import start_engine
@@ -36,6 +37,7 @@ _OPTIONAL_COMMANDS: Final = (
     "gomill-cpu_time",
     "gomill-genmove_ex",
     "final_score",
+    *TIME_COMMANDS,
 )
 ARENA_TIMINGS: Final = ShutdownTimings(quit_timeout=3.0, exit_grace=3.0, term_grace=3.0)
 
@@ -361,12 +363,14 @@ async def check_player(
     *,
     stderr: StderrRoute = "discard",
     watch: GroupWatch | None = None,
+    required: frozenset[str] = frozenset(),
 ) -> str:
     """The startup check of one player; returns its description, raises EngineStartError.
 
     The engine must start, speak GTP (protocol version 2 if it says), accept
     its ``startup_gtp_commands``, the board size, ``clear_board`` and the komi,
-    all within its ``startup_timeout``.
+    all within its ``startup_timeout``, and list the ``required`` commands
+    (``kata-time_settings`` for a Fischer clock).
     """
     timeout = player.startup_timeout
     error: EngineStartError | None = None
@@ -389,6 +393,13 @@ async def check_player(
                     await session.client.command("komi", format_komi(settings.komi))
                 await _learn(session, timeout)
                 description = session.summary
+                missing = sorted(c for c in required if not session.supports(c))
+                if missing:
+                    error = EngineStartError(
+                        f"failed the startup check: does not list {', '.join(missing)},"
+                        " which its time control needs",
+                        engine=player.code,
+                    )
             except trio.TooSlowError:
                 error = EngineStartError(
                     f"failed the startup check: no answer within {timeout:g}s",

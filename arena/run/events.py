@@ -26,7 +26,7 @@ import attrs
 import trio
 
 from arena.competitions.snapshots import CompetitionSnapshot
-from arena.results import GameRecord, GameResult
+from arena.results import ArenaLatency, GameRecord, GameResult
 from gtp.vertex import Colour, Move
 
 DEFAULT_EVENT_BUFFER: Final = 1024
@@ -80,6 +80,7 @@ class GameFinished:
     void_reason: str | None = None
     sgf_path: str | None = None  # the record written, if any
     counted: bool = True  # False: a duplicate of a result already counted (ignored)
+    latency: ArenaLatency | None = None  # the arena's own delays in the game
     # In memory only (not in X.events): the whole record, and the competition
     # after this game (None when the ringmaster skipped it as too costly now).
     record: GameRecord | None = attrs.field(default=None, eq=False, repr=False)
@@ -238,6 +239,8 @@ def event_to_json(event: Event) -> dict[str, Any] | None:
             data["sgf"] = event.sgf_path
         if not event.counted:
             data["counted"] = False
+        if event.latency is not None:
+            data["latency"] = event.latency.to_json()
         return data
     if isinstance(event, EngineStderr):
         return {
@@ -297,6 +300,7 @@ def event_from_json(data: object) -> Event:
                 _optional_text(data, "void_reason"),
                 _optional_text(data, "sgf"),
                 bool(data.get("counted", True)),
+                ArenaLatency.from_json(data.get("latency")),
             )
         if kind == "stderr":
             return EngineStderr(

@@ -75,7 +75,13 @@ class LocalExecutor:
 
         async def check(item: PlayerCheck) -> None:
             try:
-                await check_player(item.player, item.settings, stderr="discard", watch=self.watch)
+                await check_player(
+                    item.player,
+                    item.settings,
+                    stderr="discard",
+                    watch=self.watch,
+                    required=item.required_commands,
+                )
             except EngineStartError as exc:
                 errors.append((item.player.code, exc))
 

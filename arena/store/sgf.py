@@ -1,11 +1,15 @@
 """SGF game records (FF[4]) written with sgfmill, atomically.
 
 The root node carries FF GM CA AP SZ KM, HA and AB for handicap stones, RE
-(omitted for a void game), DT GN EV RU PB PW, and a comment describing the game
-and both engines (``gomill-describe_engine`` text when they have it).  Each move
-is one node, with the engine's ``gomill-explain_last_move`` text as its comment;
-passes are written ``[]`` on every board size.  The last node's comment holds
-how the game ended, the scorers' answers and any late errors.
+(omitted for a void game), DT GN EV RU PB PW, TM and OT for a clocked game, and
+a comment describing the game, its clocks and opening, and both engines
+(``gomill-describe_engine`` text when they have it).  Each move is one node,
+with the engine's ``gomill-explain_last_move`` text as its comment and, under
+a clock, the time left (BL/WL) and in overtime the periods or stones left
+(OB/OW); an opening's moves are ordinary moves, the last one commented as the
+end of the opening.  Passes are written ``[]`` on every board size.  The last
+node's comment holds how the game ended, the scorers' answers and any late
+errors.
 """
 
 from __future__ import annotations
@@ -13,12 +17,14 @@ from __future__ import annotations
 import datetime
 import functools
 import importlib.metadata
+import math
 from pathlib import Path
 from typing import Final
 
 from sgfmill import sgf, sgf_grammar
 
-from arena.results import GameRecord
+from arena.control.timecontrol import format_seconds
+from arena.results import GameJob, GameRecord
 from arena.store.files import CompetitionFiles, atomic_write
 from gtp.vertex import Colour
 
@@ -59,6 +65,9 @@ def _root_comment(record: GameRecord) -> str:
     else:
         lines.append(f"Void game: {record.void_reason}")
     lines.append(f"Rules: {job.settings.rules_description()}")
+    lines.extend(_clock_lines(job))
+    if job.opening is not None:
+        lines.append(f"Opening: {job.opening.name} ({len(job.opening.moves)} moves)")
     for label, player, description in (
         ("Black", job.black, record.descriptions[0]),
         ("White", job.white, record.descriptions[1]),
@@ -66,6 +75,43 @@ def _root_comment(record: GameRecord) -> str:
         text = description.strip() or " ".join(player.command)
         lines.append(f"{label} {player.code} {text}")
     return "\n".join(lines)
+
+
+def _clock_lines(job: GameJob) -> list[str]:
+    black, white = job.time_control(Colour.BLACK), job.time_control(Colour.WHITE)
+    if black is None and white is None:
+        return []
+    margin = f" (margin {format_seconds(job.settings.time_margin)}s)"
+    if black == white:
+        assert black is not None
+        return [f"Time: {black.describe()}{margin}"]
+    shown = [
+        f"{colour} {'no clock' if control is None else control.describe()}"
+        for colour, control in (("black", black), ("white", white))
+    ]
+    return [f"Time: {', '.join(shown)}{margin}"]
+
+
+def _set_time_control(root: sgf.Tree_node, job: GameJob) -> None:
+    """TM (the main time) and OT; with time odds, OT names each player's control."""
+    black, white = job.time_control(Colour.BLACK), job.time_control(Colour.WHITE)
+    if black is None and white is None:
+        return
+    if black == white:
+        assert black is not None
+        root.set("TM", black.main_time)
+        if black.sgf_overtime is not None:
+            root.set("OT", black.sgf_overtime)
+        return
+    parts = []
+    for letter, control in (("B", black), ("W", white)):
+        if control is None:
+            parts.append(f"{letter}: none")
+        else:
+            overtime = control.sgf_overtime
+            main = f"{format_seconds(control.main_time)}s"
+            parts.append(f"{letter}: {main} + {overtime}" if overtime else f"{letter}: {main}")
+    root.set("OT", "; ".join(parts))
 
 
 def build_sgf(record: GameRecord) -> bytes:
@@ -91,6 +137,7 @@ def build_sgf(record: GameRecord) -> bytes:
     white_name = _one_line(record.player_names[1]) or job.white.code
     root.set("PB", black_name)
     root.set("PW", white_name)
+    _set_time_control(root, job)
     root.set("C", _root_comment(record))
     # The moves go straight into sgfmill's serialiser as raw property maps:
     # building a Tree_node per move (validation, parent links, then walking
@@ -108,6 +155,11 @@ def build_sgf(record: GameRecord) -> bytes:
             row, col = point  # SGF: column letter, then row letter counted from the top
             value = bytes((97 + col, 97 + top - row))
         properties = {prop: [value]}
+        if played.time_left is not None:
+            left = format_seconds(math.floor(played.time_left * 1000) / 1000).encode()
+            properties[f"{prop}L"] = [left]
+            if played.overtime_left:
+                properties[f"O{prop}"] = [str(played.overtime_left).encode()]
         comment = played.comment.strip()
         if comment:
             properties["C"] = presenter.serialise("C", comment)

@@ -198,7 +198,7 @@ class MctsEngine:
         cpu_start = time.process_time()
         wall_start = time.perf_counter()
         try:
-            decision = await self._think(colour, cleanup=cleanup)
+            decision = await self._think(colour, cleanup=cleanup, started=wall_start)
         finally:
             self._cpu_seconds += time.process_time() - cpu_start
         self._clock.spent(colour, time.perf_counter() - wall_start)
@@ -217,7 +217,7 @@ class MctsEngine:
     def _geo_point(self, index: int) -> Point:
         return geometry(self.size).point(index)
 
-    async def _think(self, colour: Colour, *, cleanup: bool) -> Decision:
+    async def _think(self, colour: Colour, *, cleanup: bool, started: float) -> Decision:
         fast, history, moves = self._fast_position(colour)
         komi = self._effective_komi()
         search = self._search
@@ -235,6 +235,8 @@ class MctsEngine:
             budget = self.options.move_time
         if budget is None and self.options.playouts == 0:
             budget = FALLBACK_MOVE_TIME
+        if budget is not None:  # counted from the command, not from here
+            budget = max(0.0, budget - (time.perf_counter() - started))
         await self._run(search, self.options.playouts, budget)
         decision = search.decide(allow_resign=not cleanup)
         if cleanup and decision.move == PASS:
@@ -264,9 +266,13 @@ class MctsEngine:
         while True:
             if playouts and done >= playouts:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
             count = batch if not playouts else min(batch, playouts - done)
+            if deadline is not None:
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    break
+                if left < SLICE_SECONDS:  # the last slice ends near the deadline
+                    count = max(1, int(count * left / SLICE_SECONDS))
             batch = self._run_slice(search, count)
             done += count
             await trio.sleep(0)
@@ -408,9 +414,9 @@ class MctsEngine:
 
     def time_left(self, args: tuple[str, ...]) -> str:
         if len(args) != 3:
-            raise GtpFailure("expected a colour and two integers")
+            raise GtpFailure("expected a colour, a time and a count")
         colour = Colour.parse(args[0])
-        seconds = parse_int(args[1])
+        seconds = parse_float(args[1])  # GTP says an integer; sub-second clocks need decimals
         stones = parse_int(args[2])
         self._clock.time_left(colour, seconds, stones)
         return ""

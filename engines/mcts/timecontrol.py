@@ -5,8 +5,11 @@ Owns what the controller told the engine about time (GTP ``time_settings`` and
 ``byoyomi`` and ``canadian``) and turns it into seconds to think for the next
 move: a share of the remaining main time, or of the current byo-yomi period,
 never more than a per-move cap and always minus a safety margin for the
-round trip.  When the controller sends no ``time_left``, the engine's own
-spending (reported with :meth:`Clock.spent`) keeps the clock running.
+round trip and the search's last slice (a quarter second, or 30% of the
+move's time when that is shorter: at 0.1 s a move the engine thinks about
+56 ms, not the 20 ms floor).  When the controller sends no ``time_left``,
+the engine's own spending (reported with :meth:`Clock.spent`) keeps the
+clock running.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from gtp.vertex import Colour
 TimeSystem = Literal["none", "absolute", "canadian", "byoyomi"]
 
 SAFETY_MARGIN: Final = 0.25  # seconds kept back for process and pipe latency
+SAFETY_SHARE: Final = 0.3  # ... or this share of the move's time, when less
 MIN_BUDGET: Final = 0.02
 
 
@@ -101,7 +105,8 @@ class Clock:
         still to come (half the empty points, at least 10), at most ``share``
         of it, plus what overtime will give each move anyway.  In Canadian
         overtime: the period's time over its stones; in byo-yomi: most of one
-        period.  Then minus a safety margin, at most ``cap``.
+        period.  Then minus a safety margin (:data:`SAFETY_MARGIN`, or
+        :data:`SAFETY_SHARE` of a short move's time), at most ``cap``.
         """
         s = self.settings
         if s.system == "none":
@@ -115,7 +120,7 @@ class Clock:
             think = 0.9 * clock.seconds / clock.count
         else:
             think = per_overtime_move
-        think = min(think - SAFETY_MARGIN, self.cap)
+        think = min(think - min(SAFETY_MARGIN, SAFETY_SHARE * think), self.cap)
         return max(think, MIN_BUDGET)
 
     def _per_overtime_move(self) -> float:

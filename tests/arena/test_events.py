@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 
-from arena.results import EndReason, GameResult
+from arena.results import ArenaLatency, EndReason, GameResult, MoveTimes
 from arena.run.events import (
     EngineStderr,
     Event,
@@ -102,6 +103,13 @@ ROUND_TRIPS = {
     "finished": GameFinished("g_1", "a", "b", RESULT, sgf_path="/x/g_1.sgf"),
     "void": GameFinished("g_2", "b", "a", None, "engine 'a' died"),
     "duplicate": GameFinished("g_1", "a", "b", RESULT, counted=False),
+    "clocked": GameFinished(
+        "g_3",
+        "a",
+        "b",
+        attrs.evolve(RESULT, times_black=MoveTimes(60, 5.5, 0.25), times_white=MoveTimes(60, 4.0)),
+        latency=ArenaLatency(240, 0.012, 0.0031),
+    ),
     "stderr": EngineStderr("g_1", "a", "warning: hash full", warning=True),
     "warning": RunWarning("dropped an incomplete last journal line"),
     "tree": TreeDump(("tree after 10 games:", "(0,0) ...")),

@@ -30,7 +30,9 @@ def test_gtp_time_settings(args: tuple[int, int, int], expected: TimeSettings) -
         # absolute: remaining / max(10, empty / 2), at most 10% of it
         (TimeSettings("absolute", 600.0), 81, 600 / 40.5 - SAFETY_MARGIN),
         (TimeSettings("absolute", 100.0), 10, 100 * 0.1 - SAFETY_MARGIN),
-        (TimeSettings("absolute", 100.0), 361, 100 / 180.5 - SAFETY_MARGIN),
+        # a short move keeps back 30% of its time rather than the whole margin
+        (TimeSettings("absolute", 100.0), 361, 0.7 * 100 / 180.5),
+        (TimeSettings("byoyomi", 0.0, 0.1, periods=1), 81, 0.7 * 0.08),
         # Canadian with no main time: the period over its stones
         (TimeSettings("canadian", 0.0, 300.0, 25), 81, 0.9 * 12 - SAFETY_MARGIN),
         # Japanese byo-yomi with no main time: most of a period

@@ -15,12 +15,14 @@ import attrs
 import pytest
 from rich.cells import cell_len
 
+from arena.results import EndReason, GameResult, MoveTimes
 from arena.run.events import EngineStderr, RunState, RunStateChanged
-from tui.competition_tables import grid_lines
+from gtp.vertex import Colour
+from tui.competition_tables import grid_lines, matchup_table
 from tui.dashboard import dashboard_lines, final_lines
 from tui.tables import Column, table_lines
 from tui.tracker import DashboardView, RunTracker
-from tui.views import AllPlayAllView, competition_view
+from tui.views import AllPlayAllView, PlayoffView, competition_view
 
 from .builders import (
     FakeClock,
@@ -374,3 +376,32 @@ def test_tables_drop_optional_columns_then_shrink(width: int, expected: list[str
     )
     rows = [["a long player name", "3", "+12", "fine"]]
     assert [t.plain for t in table_lines(columns, rows, width)] == expected
+
+
+def test_matchup_tables_show_time_per_move_once_moves_were_timed(tmp_path: Path) -> None:
+    competition = playoff(tmp_path, games=4)
+    job = competition.next_job()
+    assert job is not None
+    untimed = GameResult(job.game_id, job.black.code, job.white.code, Colour.BLACK, EndReason.TIME)
+    competition.record_result(untimed, {})
+
+    def table() -> str:
+        view = competition_view(competition.snapshot())
+        assert view is not None and isinstance(view.detail, PlayoffView)
+        return "\n".join(t.plain for t in matchup_table(view.detail.matchups[0], 120))
+
+    assert "0.100" not in table() and "timeouts" in table()
+    job = competition.next_job()
+    assert job is not None
+    timed = attrs.evolve(
+        untimed,
+        game_id=job.game_id,
+        black=job.black.code,
+        white=job.white.code,
+        times_black=MoveTimes(30, 3.0, 0.25),
+        times_white=MoveTimes(30, 1.5, 0.125),
+    )
+    competition.record_result(timed, {})
+    shown = table()
+    assert "s/move" in shown and "max s" in shown
+    assert "0.100  0.250" in shown and "0.050  0.125" in shown

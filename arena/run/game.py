@@ -1,0 +1,448 @@
+"""One game's conversation with its two engines: setup, clocks, opening, moves, scoring.
+
+:class:`Game` holds what a game is made of while it is played (the referee,
+the engine sessions, the moves, the clocks, the times measured) and plays it;
+:mod:`arena.run.match` gets the engines, runs it and makes the record.
+
+The procedure is Gomill's: each engine gets its ``startup_gtp_commands``, then
+``boardsize``, ``clear_board`` and ``komi``; handicap stones are placed
+(``fixed_handicap`` to both, or ``place_free_handicap`` to Black and
+``set_free_handicap`` to White); then ``genmove`` (``gomill-genmove_ex ...
+claim`` for a player allowed to claim) and ``play`` alternate until the referee
+(:mod:`arena.run.referee`) ends the game; then the game is scored.
+
+Clocks and openings: a clocked player's engine is told its time control after
+``komi`` (``kgs-time_settings`` where it lists it, else ``time_settings``;
+``kata-time_settings`` for Fischer) and ``time_left`` before each genmove; an
+opening's moves go to both engines with ``play`` before the first genmove.
+Each genmove is timed from the moment the command is written to the moment
+the response line is read (:class:`gtp.client.GtpClient` keeps both times)
+and, under a clock, charged to it (:mod:`arena.run.clock`): the genmove's
+timeout is the clock's allowance plus the margin (``move_timeout`` does not
+apply), and a move past it loses on time.  The gap from each response read
+to the next command written is the arena's own latency, kept per game.
+
+Every engine fault becomes part of the result (GTP-SGF-RULES.md §8):
+
+* a failure response to a setup command, an engine that cannot start, dies or
+  breaks the protocol: the game is void and will be replayed (with
+  ``crash_result = "forfeit"`` a death or protocol error forfeits instead);
+* a failure response to ``genmove``, an ill-formed or illegal move: the mover
+  forfeits; ``illegal move`` from the opponent's ``play``: the mover forfeits;
+  any other ``play`` failure: the opponent forfeits;
+* any command that overruns its timeout: that engine loses on time;
+* a fault after the result is known is only noted in the record.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+import attrs
+
+from arena.control.settings import PlayerConfig
+from arena.control.timecontrol import TIME_LEFT
+from arena.results import ArenaLatency, GameJob, MoveTimes, PlayedMove
+from arena.run.clock import Charge, PlayerClock, loss_reason, time_left_arguments
+from arena.run.engines import EngineSession, format_komi
+from arena.run.referee import Referee, check_fixed_handicap_answer, check_free_handicap_answer
+from gtp.client import GtpClient
+from gtp.errors import CommandFailed, EngineGone, EngineTimeout, ProtocolError
+from gtp.vertex import PASS, Colour, Move, format_vertex
+
+BLACK, WHITE = Colour.BLACK, Colour.WHITE
+# A clocked genmove's timeout is its clock's allowance plus the margin plus
+# this: the timeout counts from a little before the clock starts (the
+# command line is made first), so no engine is stopped while its clock runs.
+CLOCK_TIMEOUT_SLACK = 0.005
+
+
+class MoveObserver(Protocol):
+    def __call__(self, game_id: str, colour: Colour, move: Move, moves_played: int) -> None: ...
+
+
+@attrs.frozen
+class MatchOptions:
+    """How a game's faults and output are handled (the competition's choices)."""
+
+    crash_result: str = "void"  # or "forfeit"
+    stderr_log: Callable[[str, str], None] | None = None  # (player code, line)
+    gtp_log: Callable[[str], None] | None = None  # one traffic line, already labelled
+    on_move: MoveObserver | None = None
+
+
+class Stop(Exception):
+    """The game has a result (held by the referee)."""
+
+
+class Void(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _who(player: PlayerConfig, colour: Colour) -> str:
+    return f"{player.code} ({colour.gtp_name})"
+
+
+@attrs.define
+class _Clocked:
+    """A clocked player: its clock, and the settings command its engine was told by."""
+
+    clock: PlayerClock
+    announced_by: str | None
+    time_left: bool  # the engine lists time_left
+    refused: bool = False  # it failed a time command (noted once)
+
+
+def _no_times() -> dict[Colour, MoveTimes]:
+    return {BLACK: MoveTimes(), WHITE: MoveTimes()}
+
+
+@attrs.define
+class Game:
+    """One game being played (see the module docstring); :meth:`run` plays it."""
+
+    job: GameJob
+    options: MatchOptions
+    sessions: dict[Colour, EngineSession]
+    referee: Referee
+    moves: list[PlayedMove] = attrs.Factory(list)
+    notes: list[str] = attrs.Factory(list)
+    clocks: dict[Colour, _Clocked] = attrs.Factory(dict)
+    times: dict[Colour, MoveTimes] = attrs.Factory(_no_times)
+    # The arena's latency: gaps from a response read to the next command written.
+    last_read: float | None = None
+    lag_commands: int = 0
+    lag_total: float = 0.0
+    lag_max: float = 0.0
+
+    # -- one command, with faults mapped to outcomes ---------------------------
+
+    async def call(self, colour: Colour, name: str, *args: str, timeout: float | None) -> str:
+        """Run a command on ``colour``'s engine; CommandFailed is left to the caller."""
+        session = self.sessions[colour]
+        try:
+            return await session.client.command(name, *args, timeout=timeout)
+        except (EngineTimeout, EngineGone, ProtocolError) as exc:
+            raise self.fault(colour, session, exc) from None
+
+    def fault(
+        self,
+        colour: Colour,
+        session: EngineSession,
+        exc: EngineTimeout | EngineGone | ProtocolError,
+    ) -> Stop | Void:
+        """What an engine fault means for the game; the caller raises it."""
+        referee = self.referee
+        if isinstance(exc, EngineTimeout):
+            who = _who(session.player, colour)
+            what = f"{who} did not answer {exc.command!r} within {exc.timeout:g}s"
+            if referee.is_over:
+                self.notes.append(f"late error: {what}")
+            else:
+                referee.forfeit(colour, what, on_time=True)
+            return Stop()
+        what = f"{_who(session.player, colour)}: {exc.message}"
+        if referee.is_over:
+            self.notes.append(f"late error: {what}")
+            return Stop()
+        if self.options.crash_result == "forfeit":
+            referee.forfeit(colour, what)
+            return Stop()
+        return Void(what)
+
+    async def setup_command(self, colour: Colour, name: str, *args: str) -> str:
+        player = self.sessions[colour].player
+        try:
+            return await self.call(colour, name, *args, timeout=player.command_timeout)
+        except CommandFailed as exc:
+            raise Void(f"{_who(player, colour)} rejected {exc.command!r}: {exc.failure}") from None
+
+    # -- the game --------------------------------------------------------------
+
+    def account(self, client: GtpClient) -> None:
+        """The arena's gap before ``client``'s last command; its response is the latest read."""
+        last = self.last_read
+        if last is not None:
+            gap = client.sent_at - last
+            self.lag_commands += 1
+            self.lag_total += gap
+            if gap > self.lag_max:
+                self.lag_max = gap
+        self.last_read = client.received_at
+
+    @property
+    def latency(self) -> ArenaLatency | None:
+        if not self.lag_commands:
+            return None
+        return ArenaLatency(self.lag_commands, self.lag_total, self.lag_max)
+
+    async def run(self) -> None:
+        try:
+            await self.setup()
+            await self.play_opening()
+            referee = self.referee
+            black, white = self.sessions[BLACK], self.sessions[WHITE]
+            black_clock, white_clock = self.clocks.get(BLACK), self.clocks.get(WHITE)
+            # referee.is_over and referee.needs_scoring, read directly (once a move).
+            while referee.outcome is None:
+                if referee.consecutive_passes >= 2:
+                    await self.score()
+                    break
+                if referee.to_move is BLACK:
+                    await self.one_move(BLACK, black, white, black_clock)
+                else:
+                    await self.one_move(WHITE, white, black, white_clock)
+        except Stop:
+            pass
+
+    async def setup(self) -> None:
+        settings = self.job.settings
+        for colour in (BLACK, WHITE):
+            session = self.sessions[colour]
+            for words in session.player.startup_gtp_commands:
+                await self.setup_command(colour, *words)
+            await self.setup_command(colour, "boardsize", str(settings.board_size))
+            await self.setup_command(colour, "clear_board")
+            await self.setup_command(colour, "komi", format_komi(settings.komi))
+        for colour in (BLACK, WHITE):
+            await self.setup_clock(colour)
+        stones = settings.handicap
+        if stones is None:
+            return
+        try:
+            if settings.handicap_style == "fixed":
+                points = None
+                for colour in (BLACK, WHITE):
+                    answer = await self.setup_command(colour, "fixed_handicap", str(stones))
+                    points = check_fixed_handicap_answer(answer, settings)
+                assert points is not None
+            else:
+                answer = await self.setup_command(BLACK, "place_free_handicap", str(stones))
+                points = check_free_handicap_answer(answer, settings)
+                size = settings.board_size
+                vertices = [format_vertex(p, size) for p in points]
+                await self.setup_command(WHITE, "set_free_handicap", *vertices)
+        except ValueError as exc:
+            raise Void(f"bad handicap placement: {exc}") from None
+        self.referee.place_handicap(points)
+
+    async def setup_clock(self, colour: Colour) -> None:
+        """Start ``colour``'s clock and tell its engine the time control (if it can be told)."""
+        control = self.job.time_control(colour)
+        if control is None:
+            return
+        session = self.sessions[colour]
+        who = _who(session.player, colour)
+        needed = control.required_command
+        if needed is not None and not session.supports(needed):
+            raise Void(
+                f"{who} does not list {needed}, which its clock ({control.describe()}) needs"
+            )
+        clocked = _Clocked(
+            PlayerClock(control, self.job.settings.time_margin),
+            None,
+            session.supports(TIME_LEFT),
+        )
+        command = control.settings_command(session.supported)
+        if command is not None:
+            name, *args = command
+            try:
+                await self.call(
+                    colour, session.gtp(name), *args, timeout=session.player.command_timeout
+                )
+                clocked.announced_by = name
+            except CommandFailed as exc:
+                self.refused_time_command(clocked, who, exc)
+        self.clocks[colour] = clocked
+
+    def refused_time_command(self, clocked: _Clocked, who: str, exc: CommandFailed) -> None:
+        if not clocked.refused:
+            clocked.refused = True
+            self.notes.append(
+                f"{who} refused {exc.command!r}: {exc.failure} (its clock runs all the same)"
+            )
+
+    async def play_opening(self) -> None:
+        """The opening's moves, to both engines and the referee, before the first genmove."""
+        opening = self.job.opening
+        if opening is None:
+            return
+        size = self.job.settings.board_size
+        last = len(opening.moves)
+        on_move = self.options.on_move
+        for number, (colour, point) in enumerate(opening.moves, start=1):
+            vertex = format_vertex(point, size)
+            for target in (BLACK, WHITE):
+                await self.setup_command(target, "play", colour.value, vertex)
+            move = PASS if point is None else Move(point)
+            if not self.referee.play(colour, move):
+                raise Void(f"opening {opening.name}: move {number} ({vertex}) is illegal")
+            ending = f"End of opening {opening.name} ({last} moves)" if number == last else ""
+            self.moves.append(PlayedMove(colour, move, comment=ending))
+            if on_move is not None:
+                on_move(self.job.game_id, colour, move, self.referee.moves_played)
+            if self.referee.outcome is not None:
+                raise Void(f"opening {opening.name} ended the game at move {number}")
+
+    async def tell_time_left(
+        self, colour: Colour, session: EngineSession, clocked: _Clocked, colour_word: str
+    ) -> None:
+        clock = clocked.clock
+        seconds, count = time_left_arguments(clock.reading, clock.control, clocked.announced_by)
+        client = session.client
+        try:
+            await client.command(
+                session.gtp(TIME_LEFT),
+                colour_word,
+                seconds,
+                count,
+                timeout=session.player.command_timeout,
+            )
+        except CommandFailed as exc:
+            self.refused_time_command(clocked, _who(session.player, colour), exc)
+        except (EngineTimeout, EngineGone, ProtocolError) as exc:
+            raise self.fault(colour, session, exc) from None
+        self.account(client)
+
+    def lost_on_time(
+        self,
+        colour: Colour,
+        player: PlayerConfig,
+        clock: PlayerClock,
+        charge: Charge,
+        *,
+        answered: bool = True,
+    ) -> Stop:
+        number = self.referee.moves_played + 1
+        who = _who(player, colour)
+        reason = loss_reason(who, number, charge, clock.control, answered=answered)
+        self.referee.forfeit(colour, reason, on_time=True)
+        return Stop()
+
+    async def one_move(
+        self,
+        colour: Colour,
+        session: EngineSession,
+        opponent_session: EngineSession,
+        clocked: _Clocked | None,
+    ) -> None:
+        """``colour`` generates a move and its opponent is told about it.
+
+        This is the hot path (once per move): the commands go straight to the
+        clients (no :meth:`call` coroutine in between) and the sessions come
+        from the caller rather than from dict lookups keyed by the enum.
+        """
+        referee = self.referee
+        player = session.player
+        client = session.client
+        claim = session.claim_supported
+        colour_word = "b" if colour is BLACK else "w"  # colour.value, without the enum machinery
+        if clocked is None:
+            timeout = player.move_timeout
+        else:
+            if clocked.time_left:
+                await self.tell_time_left(colour, session, clocked, colour_word)
+            timeout = clocked.clock.timeout + CLOCK_TIMEOUT_SLACK
+        started = time.perf_counter()
+        try:
+            if claim:
+                answer = await client.command(
+                    session.gtp("gomill-genmove_ex"), colour_word, "claim", timeout=timeout
+                )
+            else:
+                answer = await client.command("genmove", colour_word, timeout=timeout)
+        except CommandFailed as exc:
+            referee.forfeit(colour, f"{_who(player, colour)} failed {exc.command!r}: {exc.failure}")
+            raise Stop from None
+        except EngineTimeout as exc:
+            if clocked is None:
+                raise self.fault(colour, session, exc) from None
+            clock = clocked.clock
+            elapsed = time.perf_counter() - max(started, client.sent_at)
+            overran = Charge(elapsed, clock.allowance, clock.margin, False, clock.reading)
+            raise self.lost_on_time(colour, player, clock, overran, answered=False) from None
+        except (EngineGone, ProtocolError) as exc:
+            raise self.fault(colour, session, exc) from None
+        self.account(client)
+        seconds = client.received_at - client.sent_at
+        self.times[colour] = self.times[colour].add(seconds)
+        time_left: float | None = None
+        overtime_left = 0
+        if clocked is not None:
+            charge = clocked.clock.charge(seconds)
+            if not charge.in_time:
+                raise self.lost_on_time(colour, player, clocked.clock, charge)
+            time_left, overtime_left = charge.left.seconds, charge.left.count
+        move = referee.interpret_genmove(colour, answer, claim_allowed=claim)
+        if move is None:
+            raise Stop
+        comment = ""
+        if "gomill-explain_last_move" in session.supported:
+            with contextlib.suppress(CommandFailed):
+                comment = await self.call(
+                    colour,
+                    session.gtp("gomill-explain_last_move"),
+                    timeout=player.command_timeout,
+                )
+            self.account(client)
+        self.moves.append(PlayedMove(colour, move, comment, seconds, time_left, overtime_left))
+        on_move = self.options.on_move
+        if on_move is not None:
+            on_move(self.job.game_id, colour, move, referee.moves_played)
+        if referee.outcome is not None:
+            return
+        vertex = format_vertex(move.point, self.job.settings.board_size)
+        opponent_client = opponent_session.client
+        try:
+            await opponent_client.command(
+                "play", colour_word, vertex, timeout=opponent_session.player.command_timeout
+            )
+        except CommandFailed as exc:
+            referee.play_rejected(colour, exc.failure)
+            raise Stop from None
+        except (EngineTimeout, EngineGone, ProtocolError) as exc:
+            raise self.fault(colour.opponent, opponent_session, exc) from None
+        self.account(opponent_client)
+
+    async def score(self) -> None:
+        referee = self.referee
+        if self.job.settings.scorer == "internal":
+            referee.score_internally()
+            return
+        answers: dict[Colour, str | None] = {}
+        for colour in (BLACK, WHITE):
+            session = self.sessions[colour]
+            player = session.player
+            if not player.is_reliable_scorer or not session.supports("final_score"):
+                continue
+            try:
+                answers[colour] = await session.client.command(
+                    session.gtp("final_score"), timeout=player.command_timeout
+                )
+            except CommandFailed as exc:
+                self.notes.append(f"{_who(player, colour)} could not score: {exc.failure}")
+            except (EngineTimeout, EngineGone, ProtocolError) as exc:
+                self.notes.append(f"{_who(player, colour)} could not score: {exc.message}")
+        referee.score_from_players(answers)
+
+    async def cpu_times(self) -> dict[Colour, float | None]:
+        """CPU per engine from ``gomill-cpu_time`` (None when unsupported or failing)."""
+        times: dict[Colour, float | None] = {BLACK: None, WHITE: None}
+        for colour in (BLACK, WHITE):
+            session = self.sessions[colour]
+            if not session.supports("gomill-cpu_time") or not session.client.usable:
+                continue
+            try:
+                text = await session.client.command(
+                    session.gtp("gomill-cpu_time"), timeout=session.player.command_timeout
+                )
+                total = float(text.strip())
+            except (CommandFailed, EngineTimeout, EngineGone, ProtocolError, ValueError):
+                continue
+            times[colour] = total
+        return times

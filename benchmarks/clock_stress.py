@@ -1,0 +1,326 @@
+"""Clocks under load: many games at once under byo-yomi, and how much the arena over-charges.
+
+``--games-at-once`` games (default 64) of 9x9 play at once under byo-yomi of
+0.1 s a move (no main time, one period) with the default time margin, in a
+run of the real ringmaster (in this process, records and journal on disk).
+The engines (``benchmarks/clocked_engine.py``, kept between games) sleep 90%
+of their period each move and measure their own think time with
+CLOCK_MONOTONIC, from reading the command line to writing the answer; they
+report it through ``gomill-explain_last_move``, so every move's record has
+both the time the arena charged (from just before writing ``genmove`` to the
+read of its answer) and the engine's own.  The difference is what the
+harness adds to an engine's clock: pipes, wake-ups and the arena's own
+delays.
+
+The reference, measured in the same run: the same engines, moves and
+commands driven by the least a controller can do (one ``selectors`` loop in
+this process, non-blocking reads and writes, no trio, no referee, no
+records).  Its excess is what the machine and the engines cost as they are
+loaded now; the arena's excess above it is the arena's own.
+
+Usage: python benchmarks/clock_stress.py [--games-at-once N] [--games G] [--period S]
+
+Reports losses on time and the per-move excess (charged minus the engine's
+own) as p50, p99 and max, for the arena and the reference, with the arena's
+own per-game latency (from a response read to the next command written), its
+CPU and what bounds it: how late a task sleeping 5 ms in the arena's event
+loop wakes (the loop's stalls), how often the kernel took the CPU from the
+arena (involuntary context switches) and the machine's load average.  The
+last line is
+``RESULT {json}`` with time_losses, charge_excess_p99_ms,
+charge_excess_max_ms and moves.  Targets on this 2-core machine:
+time_losses = 0 and charge_excess_p99_ms <= 1.0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import selectors
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Generator
+from functools import partial
+from pathlib import Path
+
+import trio
+
+from arena.control.config import CompetitionConfig
+from arena.control.loader import load_control_file
+from arena.results import EndReason, GameRecord
+from arena.run.events import Event, EventBus, GameFinished
+from arena.run.ringmaster import RunOptions, run_competition
+
+ENGINE = str(Path(__file__).with_name("clocked_engine.py"))
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def preemptions() -> int:
+    """Involuntary context switches of this process (the kernel ran something else)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_nivcsw
+
+
+async def watch_the_loop(lateness: list[float]) -> None:
+    """Sleep 5 ms again and again; how much later than asked each wake-up comes."""
+    while True:
+        before = time.perf_counter()
+        await trio.sleep(0.005)
+        lateness.append(time.perf_counter() - before - 0.005)
+
+
+async def run_with_probe(
+    config: CompetitionConfig, options: RunOptions, bus: EventBus
+) -> list[float]:
+    lateness: list[float] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watch_the_loop, lateness)
+        await run_competition(config, options, events=bus)
+        nursery.cancel_scope.cancel()
+    return lateness
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def write_ctl(
+    directory: Path, games: int, period: float, share: float, reuse: bool = True
+) -> Path:
+    command = [sys.executable, ENGINE, f"--share={share}"]
+    path = directory / "clocks.ctl"
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        f"players = {{'x': Player({command!r}), 'y': Player({command!r})}}\n"
+        "board_size = 9\nkomi = 7.5\nscorer = 'internal'\n"
+        f"skip_player_checks = True\nreuse_engines = {reuse}\n"
+        f"time_control = ByoYomi(main=0, period={period}, periods=1)\n"
+        f"matchups = [Matchup('x', 'y', alternating=True, number_of_games={games})]\n"
+    )
+    return path
+
+
+def excesses(record: GameRecord) -> list[float]:
+    """Per genmove: seconds the arena charged minus the engine's own think time."""
+    found = []
+    for move in record.moves:
+        if move.seconds is None or not move.comment.startswith("think_ns="):
+            continue
+        own = int(move.comment.removeprefix("think_ns=")) / 1e9
+        found.append(move.seconds - own)
+    return found
+
+
+def run(
+    games_at_once: int, games: int, period: float, share: float, reuse: bool = True
+) -> dict[str, float]:
+    records: list[GameRecord] = []
+
+    def collect(event: Event) -> None:
+        if isinstance(event, GameFinished) and event.record is not None:
+            records.append(event.record)
+
+    bus = EventBus()
+    bus.subscribe(collect)
+    with tempfile.TemporaryDirectory() as tmp:
+        config = load_control_file(write_ctl(Path(tmp), games, period, share, reuse))
+        options = RunOptions(parallel=games_at_once, keyboard=False, handle_signals=False)
+        cpu_before, wall_before, switches = cpu_seconds(), time.perf_counter(), preemptions()
+        lateness = trio.run(partial(run_with_probe, config, options, bus))
+        cpu, wall = cpu_seconds() - cpu_before, time.perf_counter() - wall_before
+        switches = preemptions() - switches
+    results = [r.result for r in records if r.result is not None]
+    if len(results) != games:
+        sys.exit(f"clock_stress: {len(results)} results of {games} games")
+    losses = [r for r in results if r.end is EndReason.TIME]
+    for lost in losses[:5]:
+        print(f"  lost on time: {lost.game_id}: {lost.reason}")
+    excess = [e for record in records for e in excesses(record)]
+    latency = [r.latency for r in records if r.latency is not None]
+    lag_max = [1000 * lat.longest for lat in latency]
+    lag_mean = sum(lat.total for lat in latency) / max(1, sum(lat.commands for lat in latency))
+    return {
+        "games": len(results),
+        "moves": len(excess),
+        "time_losses": len(losses),
+        "excess_p50_ms": 1000 * percentile(excess, 0.50),
+        "excess_p99_ms": 1000 * percentile(excess, 0.99),
+        "excess_max_ms": 1000 * max(excess),
+        "excess_min_ms": 1000 * min(excess),
+        "arena_latency_mean_ms": 1000 * lag_mean,
+        "arena_latency_game_max_p50_ms": percentile(lag_max, 0.5),
+        "arena_latency_max_ms": max(lag_max),
+        "arena_cpu_ms_per_move": 1000 * cpu / max(1, len(excess)),
+        "arena_cpu_share": cpu / wall,
+        "preemptions_per_s": switches / wall,
+        "loop_late_p50_ms": 1000 * percentile(lateness, 0.5),
+        "loop_late_p99_ms": 1000 * percentile(lateness, 0.99),
+        "loop_late_max_ms": 1000 * max(lateness),
+        "wall_s": wall,
+    }
+
+
+# ---------------------------------------------------------------------------
+# The reference: a minimal controller
+
+# What a slot's script yields: (engine, command line, timed?); it is sent
+# back (answer, charged seconds).
+Step = tuple[int, str, bool]
+Script = Generator[Step, tuple[str, float], None]
+
+
+def slot_script(games: int, period: float, excess: list[float]) -> Script:
+    """The commands of ``games`` games between engines 0 (Black) and 1 (White), as the arena's."""
+    told = f"{period:g}"
+    for _ in range(games):
+        for engine in (0, 1):
+            for line in ("boardsize 9", "clear_board", "komi 7.5"):
+                yield engine, line, False
+            yield engine, f"kgs-time_settings byoyomi 0 {told} 1", False
+        passes, colour = 0, "b"
+        while passes < 2:
+            mover = 0 if colour == "b" else 1
+            yield mover, f"time_left {colour} {told} 1", False
+            answer, charged = yield mover, f"genmove {colour}", True
+            own, _ = yield mover, "gomill-explain_last_move", False
+            excess.append(charged - int(own.removeprefix("think_ns=")) / 1e9)
+            passes = passes + 1 if answer.lower() == "pass" else 0
+            if passes < 2:
+                yield 1 - mover, f"play {colour} {answer}", False
+            colour = "w" if colour == "b" else "b"
+
+
+def reference(games_at_once: int, games: int, period: float, share: float) -> list[float]:
+    """Per-move excess of the minimal controller over the same load."""
+    excess: list[float] = []
+    selector = selectors.DefaultSelector()
+    processes = []
+    state: dict[int, tuple[Script, list[tuple[int, int]], list[float], bytearray]] = {}
+    per_slot = [
+        games // games_at_once + (slot < games % games_at_once) for slot in range(games_at_once)
+    ]
+
+    def send(slot: int, step: Step) -> None:
+        _, engines, timing, _ = state[slot]
+        engine, line, timed = step
+        write_fd = engines[engine][0]
+        timing[:] = [time.perf_counter() if timed else 0.0]
+        os.write(write_fd, line.encode() + b"\n")
+        selector.modify(engines[engine][1], selectors.EVENT_READ, (slot, engine))
+
+    for slot in range(games_at_once):
+        engines = []
+        for _ in range(2):
+            process = subprocess.Popen(
+                [sys.executable, ENGINE, f"--share={share}"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                bufsize=0,
+            )
+            processes.append(process)
+            assert process.stdin is not None and process.stdout is not None
+            os.set_blocking(process.stdout.fileno(), False)
+            engines.append((process.stdin.fileno(), process.stdout.fileno()))
+            selector.register(process.stdout.fileno(), selectors.EVENT_READ, (slot, -1))
+        script = slot_script(per_slot[slot], period, excess)
+        state[slot] = (script, engines, [0.0], bytearray())
+    running = 0
+    for slot in range(games_at_once):
+        if per_slot[slot]:
+            send(slot, next(state[slot][0]))
+            running += 1
+    while running:
+        for key, _ in selector.select():
+            slot, _engine = key.data
+            script, _engines, timing, buffer = state[slot]
+            data = os.read(key.fd, 65536)
+            received = time.perf_counter()
+            buffer += data
+            if b"\n\n" not in buffer:
+                continue
+            answer = bytes(buffer).split(b"\n\n", 1)[0].decode().lstrip("=").strip()
+            buffer.clear()
+            charged = received - timing[0] if timing[0] else 0.0
+            try:
+                send(slot, script.send((answer, charged)))
+            except StopIteration:
+                running -= 1
+    for process in processes:
+        assert process.stdin is not None
+        process.stdin.close()
+        process.wait()
+    return excess
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games-at-once", type=int, default=64)
+    parser.add_argument("--games", type=int, default=128, help="in all (62 moves each)")
+    parser.add_argument("--period", type=float, default=0.1, help="byo-yomi seconds a move")
+    parser.add_argument("--share", type=float, default=0.9, help="of the period engines sleep")
+    parser.add_argument(
+        "--new-engines", action="store_true", help="new engines for every game (no reuse_engines)"
+    )
+    args = parser.parse_args()
+    load_before = os.getloadavg()[0]
+    figures = run(args.games_at_once, args.games, args.period, args.share, not args.new_engines)
+    floor = reference(args.games_at_once, args.games, args.period, args.share)
+    print(
+        f"{figures['games']} games, {args.games_at_once} at once, byo-yomi {args.period:g}s,"
+        f" engines sleeping {100 * args.share:g}% of it: {figures['moves']} moves timed"
+    )
+    print(f"losses on time: {figures['time_losses']}")
+    print(
+        "charged minus the engine's own time per move:"
+        f" p50 {figures['excess_p50_ms']:.3f} ms, p99 {figures['excess_p99_ms']:.3f} ms,"
+        f" max {figures['excess_max_ms']:.3f} ms (min {figures['excess_min_ms']:.3f} ms)"
+    )
+    print(
+        "the same for the reference (a minimal controller, same engines, same moments):"
+        f" p50 {1000 * percentile(floor, 0.5):.3f} ms, p99 {1000 * percentile(floor, 0.99):.3f} ms,"
+        f" max {1000 * max(floor):.3f} ms over {len(floor)} moves"
+    )
+    print(
+        "the arena's own latency (response read to next command written):"
+        f" mean {figures['arena_latency_mean_ms']:.3f} ms, per-game max"
+        f" p50 {figures['arena_latency_game_max_p50_ms']:.2f} ms,"
+        f" max {figures['arena_latency_max_ms']:.2f} ms"
+    )
+    print(
+        f"arena CPU {figures['arena_cpu_ms_per_move']:.3f} ms per move"
+        f" ({100 * figures['arena_cpu_share']:.0f}% of a core);"
+        f" {figures['wall_s']:.1f} s in all"
+    )
+    print(
+        "what bounds it: a 5 ms sleeper in the arena's loop wakes late by"
+        f" p50 {figures['loop_late_p50_ms']:.2f} ms, p99 {figures['loop_late_p99_ms']:.2f} ms,"
+        f" max {figures['loop_late_max_ms']:.1f} ms; the kernel preempted the arena"
+        f" {figures['preemptions_per_s']:.0f} times/s; load average"
+        f" {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores"
+    )
+    result = {
+        "time_losses": figures["time_losses"],
+        "charge_excess_p99_ms": round(figures["excess_p99_ms"], 3),
+        "charge_excess_max_ms": round(figures["excess_max_ms"], 3),
+        "moves": figures["moves"],
+        "charge_excess_p50_ms": round(figures["excess_p50_ms"], 3),
+        "arena_latency_mean_ms": round(figures["arena_latency_mean_ms"], 3),
+        "loop_late_p99_ms": round(figures["loop_late_p99_ms"], 3),
+        "load_average": round(load_before, 1),
+        "reference_excess_p50_ms": round(1000 * percentile(floor, 0.5), 3),
+        "reference_excess_p99_ms": round(1000 * percentile(floor, 0.99), 3),
+        "reference_excess_max_ms": round(1000 * max(floor), 3),
+    }
+    print("RESULT " + json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

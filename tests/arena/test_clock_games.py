@@ -1,0 +1,199 @@
+"""Games under a clock, with real engine processes that think by it or overrun it on purpose."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import trio
+from sgfmill import sgf
+
+from arena.control.settings import GameSettings, PlayerConfig
+from arena.control.timecontrol import TimeControl
+from arena.results import EndReason, GameJob, GameRecord
+from arena.run.engines import EngineProvider, check_player
+from arena.run.match import play_game
+from arena.store.sgf import build_sgf
+from gtp.errors import EngineStartError
+from gtp.vertex import Colour
+
+from .fakes import clocked_player
+
+B, W = Colour.BLACK, Colour.WHITE
+MARGIN = 0.05
+
+
+def job(
+    black: PlayerConfig,
+    white: PlayerConfig,
+    control: TimeControl | None,
+    *,
+    size: int = 9,
+    move_limit: int = 1000,
+) -> GameJob:
+    settings = GameSettings(
+        board_size=size,
+        komi=7.5,
+        scorer="internal",
+        move_limit=move_limit,
+        time_control=control,
+        time_margin=MARGIN,
+    )
+    return GameJob("0_0", "0", 0, black, white, settings)
+
+
+async def play(job: GameJob) -> GameRecord:
+    async with trio.open_nursery() as nursery:
+        provider = EngineProvider(nursery, stderr="discard")
+        record = await play_game(job, provider)
+        await provider.close_all()
+    return record
+
+
+def sgf_of(record: GameRecord) -> sgf.Sgf_game:
+    return sgf.Sgf_game.from_bytes(build_sgf(record))
+
+
+def waited_and_allowed(reason: str) -> tuple[float, float]:
+    """From ``... no answer in 0.160s; its clock allowed 0.100s + ...``."""
+    match = re.search(r"no answer in ([\d.]+)s; its clock allowed ([\d.]+)s", reason)
+    assert match is not None, reason
+    return float(match.group(1)), float(match.group(2))
+
+
+BYOYOMI = TimeControl("byoyomi", 0.0, 0.1, periods=1)
+
+
+@pytest.mark.parametrize("loser", [B, W])
+async def test_an_overrun_by_margin_plus_10ms_at_move_k_loses_on_time_at_move_k(
+    loser: Colour,
+) -> None:
+    late = f"--sleep=3:{0.1 + MARGIN + 0.01}"  # its third genmove
+    args = {B: ["--share=0.3"], W: ["--share=0.3"]}
+    args[loser].append(late)
+    record = await play(job(clocked_player("a", *args[B]), clocked_player("b", *args[W]), BYOYOMI))
+    result = record.result
+    assert result is not None
+    assert result.end is EndReason.TIME and result.winner is loser.opponent
+    move = 5 if loser is B else 6  # the third genmove of Black, or of White
+    assert len(record.moves) == move - 1
+    who = "a (black)" if loser is B else "b (white)"
+    # The arena stops waiting once the clock and the margin are gone, not before.
+    assert result.reason.startswith(f"{who} lost on time at move {move}: no answer in ")
+    assert "its clock allowed 0.100s + margin 0.05s (byo-yomi 0s + 1x0.1s)" in result.reason
+    waited, _ = waited_and_allowed(result.reason)
+    assert waited >= 0.1 + MARGIN
+    root = sgf_of(record).get_root()
+    assert root.get("RE") == ("W+T" if loser is B else "B+T")
+
+
+@pytest.mark.parametrize(
+    "control",
+    [
+        pytest.param(TimeControl("byoyomi", 0.0, 0.01, periods=1), id="byoyomi"),
+        pytest.param(TimeControl("fischer", 0.05, increment=0.01), id="fischer"),
+        pytest.param(TimeControl("canadian", 0.05, 0.05, stones=4), id="canadian"),
+    ],
+)
+async def test_always_using_90_percent_of_the_allowance_never_loses(control: TimeControl) -> None:
+    record = await play(
+        job(clocked_player("a"), clocked_player("b"), control, size=19, move_limit=200)
+    )
+    result = record.result
+    assert result is not None
+    assert (result.end, result.moves) == (EndReason.MOVE_LIMIT, 200), result.reason
+    for colour in (B, W):
+        times = result.times(colour)
+        assert times is not None and times.moves == 100
+    # Every move under the clock has what was left on it, as the SGF shows it.
+    assert all(m.time_left is not None for m in record.moves)
+    nodes = sgf_of(record).get_main_sequence()[1:]
+    assert all(node.has_property("BL") or node.has_property("WL") for node in nodes)
+
+
+@pytest.mark.parametrize("flag", ["--deaf", "--refuse"])
+async def test_an_engine_that_ignores_every_time_command_is_still_clocked(flag: str) -> None:
+    per_move = TimeControl("per_move", period_time=0.1)
+    record = await play(
+        job(
+            clocked_player("a", flag, "--think=0.01", "--sleep=4:0.3"),
+            clocked_player("b"),
+            per_move,
+        )
+    )
+    result = record.result
+    assert result is not None
+    assert (result.end, result.winner) == (EndReason.TIME, W)
+    assert result.reason.startswith("a (black) lost on time at move 7: no answer in ")
+    assert waited_and_allowed(result.reason) >= (0.1 + MARGIN, 0.1)
+    # Until then each of its moves was charged and the clock shown.
+    black_moves = [m for m in record.moves if m.colour is B]
+    assert len(black_moves) == 3
+    assert all(m.seconds is not None and m.time_left == 0.1 for m in black_moves)
+    refused = [n for n in record.notes if "refused" in n]
+    assert bool(refused) == (flag == "--refuse")
+
+
+@pytest.mark.parametrize("loser", [B, W])
+async def test_sleeping_past_the_whole_main_time_loses_with_the_reason(loser: Colour) -> None:
+    absolute = TimeControl("absolute", 0.5)
+    args = {B: ["--think=0.01", "--share=0.02"], W: ["--think=0.01", "--share=0.02"]}
+    args[loser].append("--sleep=6:0.8")
+    record = await play(job(clocked_player("a", *args[B]), clocked_player("b", *args[W]), absolute))
+    result = record.result
+    assert result is not None
+    assert (result.end, result.winner) == (EndReason.TIME, loser.opponent)
+    move = 11 if loser is B else 12
+    who = "a (black)" if loser is B else "b (white)"
+    reason = result.reason
+    assert reason.startswith(f"{who} lost on time at move {move}: no answer in "), reason
+    assert "+ margin 0.05s (absolute 0.5s)" in reason
+    waited, allowed = waited_and_allowed(reason)
+    # What its five earlier moves left of the main time, to the millisecond.
+    spent = sum(m.seconds or 0.0 for m in record.moves if m.colour is loser)
+    assert allowed == pytest.approx(0.5 - spent, abs=0.0011)
+    assert waited >= allowed + MARGIN
+    game = sgf_of(record)
+    root = game.get_root()
+    assert root.get("RE") == ("W+T" if loser is B else "B+T")
+    assert root.get("TM") == 0.5
+    last = game.get_main_sequence()[-1]
+    assert reason in last.get("C")
+
+
+async def test_the_clock_is_told_to_the_engine_and_recorded() -> None:
+    canadian = TimeControl("canadian", 0.2, 0.3, stones=2)
+    record = await play(
+        job(clocked_player("a", "--share=0.1"), clocked_player("b", "--share=0.1"), canadian)
+    )
+    assert record.result is not None and record.result.end is EndReason.SCORE
+    game = sgf_of(record)
+    root = game.get_root()
+    assert (root.get("TM"), root.get("OT")) == (0.2, "2/0.3 canadian")
+    assert "Time: canadian 0.2s + 0.3s per 2 stones (margin 0.05s)" in root.get("C")
+    moves = game.get_main_sequence()[1:]
+    # Main time, then Canadian periods: stones left counted down in OB/OW.
+    first = moves[0]
+    assert first.get("BL") < 0.2 and not first.has_property("OB")
+    overtime = [n.get("OB") for n in moves if n.has_property("OB")]
+    assert overtime and set(overtime) <= {1, 2}
+    assert record.latency is not None and record.latency.commands > len(record.moves)
+
+
+async def test_fischer_needs_an_engine_that_lists_kata_time_settings() -> None:
+    fischer = TimeControl("fischer", 5, increment=1)
+    settings = GameSettings(board_size=9, komi=7.5, time_control=fischer)
+    await check_player(clocked_player("ok"), settings, required=frozenset({"kata-time_settings"}))
+    with pytest.raises(EngineStartError) as info:
+        await check_player(
+            clocked_player("deaf", "--deaf"), settings, required=frozenset({"kata-time_settings"})
+        )
+    assert info.value.message == (
+        "failed the startup check: does not list kata-time_settings, which its time control needs"
+    )
+    # With the startup checks skipped, the game cannot be clocked: void, with the reason.
+    record = await play(job(clocked_player("a", "--deaf"), clocked_player("b"), fischer))
+    assert record.void_reason == (
+        "a (black) does not list kata-time_settings, which its clock"
+        " (fischer 5s + 1s per move) needs"
+    )
