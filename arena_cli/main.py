@@ -10,7 +10,6 @@ exits with 130.  Never a traceback for those.
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from collections.abc import Sequence
 from functools import partial
@@ -202,10 +201,6 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
     )
     from tui.live import run_with_display  # the dashboard, plain lines or quiet
 
-    # What is alive now (modules, the configuration) lives as long as the
-    # process: frozen, it is out of the collector's reach, so a full
-    # collection, during which no game moves, scans only what the run makes.
-    gc.freeze()
     summary = trio.run(partial(run_with_display, quiet=options.quiet), config, run_options)
     if summary.state is RunState.HALTED:
         print(f"arena: {summary.message}", file=sys.stderr)

@@ -20,7 +20,6 @@ arena; the gaps of that start, and runs with new engines for every game
 Also, as ``benchmarks/arena_overhead.py`` measures them: games/s with reused
 instant engines (62-move 9x9 games, -j 2) and the arena's CPU per 62-move 9x9
 game with new engines (this process only, engines excluded, startup included).
-Each run is prepared as ``arena run`` prepares its process (``gc.freeze()``).
 
 Usage: python benchmarks/harness_latency.py [--quick] [--new-engines] [--slots 8,32,64]
 
@@ -31,7 +30,6 @@ latency_max_ms_N for each N, games_per_s_reuse_9x9 and cpu_ms_per_game_9x9.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import statistics
@@ -96,7 +94,6 @@ def latency_run(directory: Path, slots: int, games: int, reuse: bool) -> dict[st
     try:
         config = load_control_file(write_ctl(directory, f"lat{slots}", 9, games, reuse))
         options = RunOptions(parallel=slots, keyboard=False, handle_signals=False)
-        gc.freeze()  # as `arena run` does
         cpu_before, wall_before = cpu_seconds(), time.perf_counter()
         summary = trio.run(partial(run_competition, config, options))
         cpu, wall = cpu_seconds() - cpu_before, time.perf_counter() - wall_before
