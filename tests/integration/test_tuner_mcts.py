@@ -55,4 +55,5 @@ def test_tuning_playouts_reports_400_as_best(tmp_path: Path) -> None:
     assert snapshot.games_played == 16
     assert snapshot.best is not None
     games = {c.parameters: (c.games_won, c.games) for c in snapshot.candidates}
-    assert snapshot.best.parameters == ("playouts: 400",), games
+    history = (tmp_path / "playouts.hist").read_text()
+    assert snapshot.best.parameters == ("playouts: 400",), (games, history)
