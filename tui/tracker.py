@@ -37,6 +37,7 @@ from arena.run.events import (
     RunWarning,
     SnapshotTaken,
     TreeDump,
+    WorkersChanged,
 )
 from tui.views import CompetitionDetail, CompetitionView, Counts, competition_view
 
@@ -70,6 +71,7 @@ class GameView:
     moves: int | None  # None when not known (watching)
     elapsed: float  # seconds since it started
     slot: int | None  # None when not known (watching)
+    worker: str | None = None  # the cluster worker playing it (None: played here)
 
 
 @attrs.frozen
@@ -102,6 +104,7 @@ class DashboardView:
     detail: CompetitionDetail | None
     key_help: str = KEY_HELP_RUN
     watching: bool = False
+    workers: WorkersChanged | None = None  # the cluster's size (None: games played here)
 
 
 def how_it_ended(result: GameResult) -> str:
@@ -115,6 +118,7 @@ class _LiveGame:
     slot: int | None
     started: float
     moves: int = 0
+    worker: str | None = None
 
 
 @attrs.define
@@ -145,6 +149,7 @@ class RunTracker:
     _started: int = 0  # games started in this run
     _origin: tuple[float, int] | None = None  # (time, games done) the rate is measured from
     _unsnapshotted: int = 0  # results that came after the latest snapshot
+    _workers: WorkersChanged | None = None
 
     # -- input ------------------------------------------------------------------
 
@@ -158,8 +163,13 @@ class RunTracker:
         now = self.clock() if at is None else at
         if isinstance(event, GameStarted):
             slot = event.slot if event.slot >= 0 else None
-            self._games[event.game_id] = _LiveGame(event.black, event.white, slot, now)
+            self._games[event.game_id] = _LiveGame(
+                event.black, event.white, slot, now, worker=event.worker
+            )
             self._started += 1
+            return False
+        if isinstance(event, WorkersChanged):
+            self._workers = event
             return False
         if isinstance(event, GameFinished):
             self._game_finished(event)
@@ -297,6 +307,7 @@ class RunTracker:
                 None if self.watching else g.moves,
                 max(0.0, now - g.started),
                 g.slot,
+                g.worker,
             )
             for game_id, g in sorted(self._games.items(), key=lambda item: item[1].started)
         )
@@ -318,4 +329,5 @@ class RunTracker:
             detail=competition.detail if competition is not None else None,
             key_help=self.key_help,
             watching=self.watching,
+            workers=self._workers,
         )

@@ -28,6 +28,7 @@ from arena.control.settings import (
     Where,
     as_bool,
     as_choice,
+    as_cluster_address,
     as_identifier,
     as_str,
     describe_value,
@@ -158,6 +159,8 @@ def _parse_common(
         values["crash_result"] = as_choice(
             control.get("crash_result"), ("void", "forfeit"), control.where("crash_result")
         )
+    if control.get("cluster") is not None:
+        values["cluster"] = as_cluster_address(control.get("cluster"), control.where("cluster"))
     return CompetitionConfig(
         control_path=control_path,
         competition_type=type_name,

@@ -54,6 +54,9 @@ class PlayerConfig:
     startup_timeout: float | None = DEFAULT_STARTUP_TIMEOUT
     command_timeout: float | None = DEFAULT_COMMAND_TIMEOUT
     move_timeout: float | None = None  # genmove; None means no limit
+    # Dask worker resources one game of this player needs (``resources={'GPU': 1}``);
+    # only a cluster run reads them.
+    resources: tuple[tuple[str, float], ...] = ()
 
     def gtp_name(self, command: str) -> str:
         """The command name to send for ``command``, after ``gtp_aliases``."""
@@ -228,6 +231,25 @@ def as_str_dict(value: object, where: Where) -> dict[str, str]:
     }
 
 
+def cluster_address(text: str) -> str:
+    """A Dask scheduler address such as ``tcp://host:8786`` (a bare ``host:port`` is TCP).
+
+    Raises ValueError with a one-line reason."""
+    text = text.strip()
+    address = text if "://" in text else f"tcp://{text}"
+    host, _, port = address.split("://", 1)[1].rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"expected a scheduler address such as 'tcp://HOST:8786', not {text!r}")
+    return address
+
+
+def as_cluster_address(value: object, where: Where) -> str:
+    try:
+        return cluster_address(as_str(value, where))
+    except ValueError as exc:
+        raise where.error(str(exc)) from None
+
+
 def _expand_path(text: str, directory: Path) -> str:
     expanded = os.path.expanduser(text)
     if os.path.isabs(expanded):
@@ -252,6 +274,7 @@ PLAYER_ARGUMENTS: Final = (
     "startup_timeout",
     "command_timeout",
     "move_timeout",
+    "resources",
 )
 
 
@@ -336,7 +359,27 @@ def parse_player(code: str, token: object, where: Where, directory: Path) -> Pla
     for name in ("startup_timeout", "command_timeout", "move_timeout"):
         if name in arguments:
             values[name] = as_timeout(arguments[name], at(name))
+    if arguments.get("resources") is not None:
+        values["resources"] = as_resources(arguments["resources"], at("resources"))
     return PlayerConfig(**values)
+
+
+def as_resources(value: object, where: Where) -> tuple[tuple[str, float], ...]:
+    """Dask worker resources: names to positive amounts, sorted by name."""
+    if not isinstance(value, dict):
+        raise where.error(
+            f"expected a dictionary of resource name -> amount, not {describe_value(value)}"
+        )
+    amounts = {}
+    for name, amount in value.items():
+        text = as_str(name, where.child(" key"))
+        if not text or any(c.isspace() or c in "=," for c in text):
+            raise where.error(f"{name!r} is not a resource name")
+        number = as_float(amount, where.child(f"[{name!r}]"))
+        if number <= 0:
+            raise where.child(f"[{name!r}]").error(f"expected a positive amount, not {amount!r}")
+        amounts[text] = number
+    return tuple(sorted(amounts.items()))
 
 
 # ---------------------------------------------------------------------------

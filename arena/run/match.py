@@ -33,7 +33,13 @@ import trio
 
 from arena.control.settings import PlayerConfig
 from arena.results import GameJob, GameRecord, GameResult, PlayedMove
-from arena.run.engines import EngineProvider, EngineSession, StderrRoute, format_komi
+from arena.run.engines import (
+    EngineProvider,
+    EngineSession,
+    GroupWatch,
+    StderrRoute,
+    format_komi,
+)
 from arena.run.referee import Referee, check_fixed_handicap_answer, check_free_handicap_answer
 from gtp.errors import CommandFailed, EngineGone, EngineStartError, EngineTimeout, ProtocolError
 from gtp.vertex import Colour, Move, format_vertex
@@ -387,6 +393,7 @@ async def play_single_game(
     *,
     stderr: StderrRoute = "log",
     slot: int | None = None,
+    watch: GroupWatch | None = None,
 ) -> GameRecord:
     """The game as one self-contained function of its job: start both engines, play, stop them.
 
@@ -395,7 +402,7 @@ async def play_single_game(
     engine fault; :func:`arena.store.sgf.build_sgf` gives the record's SGF.
     """
     async with trio.open_nursery() as nursery:
-        provider = EngineProvider(nursery, stderr=stderr, slot=slot)
+        provider = EngineProvider(nursery, stderr=stderr, slot=slot, watch=watch)
         try:
             return await play_game(job, provider, options)
         finally:

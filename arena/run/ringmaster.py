@@ -53,7 +53,7 @@ from arena.run.events import (
     TreeDump,
     looks_like_warning,
 )
-from arena.run.executor import Executor, LocalExecutor, PlayGame
+from arena.run.executor import Executor, ExecutorLost, GameLost, LocalExecutor, PlayGame
 from arena.run.keys import CTRL_X, watch_keys
 from arena.run.match import MatchOptions
 from arena.run.watchdog import Watchdog
@@ -270,6 +270,7 @@ class Ringmaster:
                     watchers.start_soon(self._watch_cmd_file, self.files)
                 if self.options.keyboard:
                     watchers.start_soon(watch_keys, self._on_key)
+                watchers.start_soon(executor.emit_events, self.events.emit)
                 async with trio.open_nursery() as slots:
                     for slot in range(self.options.parallel):
                         slots.start_soon(self._slot, executor, slot)
@@ -332,9 +333,11 @@ class Ringmaster:
                 await self._play(job, slot, play)
 
     async def _play(self, job: GameJob, slot: int, play: PlayGame) -> None:
-        self.events.emit(GameStarted(job.game_id, job.black.code, job.white.code, slot))
         events = self.events
         game_id = job.game_id
+
+        def started(worker: str | None) -> None:
+            events.emit(GameStarted(game_id, job.black.code, job.white.code, slot, worker))
 
         def stderr_line(code: str, line: str) -> None:
             events.emit(EngineStderr(game_id, code, line, looks_like_warning(line)))
@@ -346,12 +349,22 @@ class Ringmaster:
             gtp_log=gtp_logs.open(game_id) if gtp_logs is not None else None,
             on_move=self._move_event if events.wants_moves else None,
         )
+        lost = False
         try:
-            record = await play(job, options)
+            record = await play(job, options, started)
+        except GameLost as exc:  # void, replayed; the machine's fault, not the engines'
+            record, lost = exc.record, True
+        except ExecutorLost as exc:  # no game can finish: stop, this one is replayed next run
+            self._in_progress.pop(game_id, None)
+            self.competition.job_abandoned(job)
+            self._stopping = True
+            self._final_state, self._final_message = RunState.HALTED, str(exc)
+            self._notify()
+            return
         finally:
             if gtp_logs is not None:
                 gtp_logs.close(game_id)
-        self._finished(job, record)
+        self._finished(job, record, lost=lost)
 
     def _move_event(self, game_id: str, colour: Colour, move: Move, moves_played: int) -> None:
         # The dashboard draws at 4 Hz: an event per move would cost more CPU than
@@ -365,8 +378,11 @@ class Ringmaster:
 
     # -- recording ------------------------------------------------------------
 
-    def _finished(self, job: GameJob, record: GameRecord) -> None:
-        """Count the game, queue its record, go on; it is announced once durable."""
+    def _finished(self, job: GameJob, record: GameRecord, *, lost: bool = False) -> None:
+        """Count the game, queue its record, go on; it is announced once durable.
+
+        ``lost``: a void game whose worker was lost, which never halts the run.
+        """
         self._in_progress.pop(job.game_id, None)
         self._next_move_event.pop(job.game_id, None)
         competition = self.competition
@@ -387,7 +403,7 @@ class Ringmaster:
         else:
             reason = record.void_reason or "unknown failure"
             self._voids += 1
-            if competition.record_void(job.game_id, job.pairing, live=True):
+            if competition.record_void(job.game_id, job.pairing, live=True) and not lost:
                 halt_reason = (
                     f"halting competition: too many void games in matchup {job.pairing}"
                     f" (last: {reason})"
