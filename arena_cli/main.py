@@ -188,6 +188,20 @@ async def _run_on_cluster(
         return await run_with_display(config, options, quiet=quiet, executor=executor)
 
 
+async def _check_on_cluster(address: str, config: CompetitionConfig) -> list[str]:
+    """``arena check`` with a cluster: each player's startup check on a worker."""
+    from arena.competitions.registry import make_competition
+    from arena.run.cluster import open_cluster
+
+    checks = make_competition(config).player_checks()
+    async with open_cluster(address) as executor:
+        failures = dict(await executor.check_players(checks))
+    for item in checks:
+        if item.player.code not in failures:
+            print(f"player {item.player.code}: ok (on the cluster at {address})")
+    return [f"player {code!r}: {exc.message}" for code, exc in sorted(failures.items())]
+
+
 def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
     if action == "stop":
         files = CompetitionFiles.for_control_file(control)
@@ -233,8 +247,15 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         from tui.watch import watch_competition
 
         return trio.run(watch_competition, config)
+    cluster = options.cluster or config.cluster
     if action == "check":
-        failures = trio.run(check_players, config)
+        if cluster is None:
+            failures = trio.run(check_players, config)
+        else:
+            from arena.run.cluster import require_distributed
+
+            require_distributed()
+            failures = trio.run(_check_on_cluster, cluster, config)
         for failure in failures:
             print(f"arena: {failure}", file=sys.stderr)
         return EXIT_ERROR if failures else EXIT_OK
@@ -246,7 +267,6 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
     )
     from tui.live import run_with_display  # the dashboard, plain lines or quiet
 
-    cluster = options.cluster or config.cluster
     if cluster is None:
         summary = trio.run(partial(run_with_display, quiet=options.quiet), config, run_options)
     else:

@@ -36,8 +36,9 @@ import attrs
 import trio
 
 from arena.competitions.base import PlayerCheck
+from arena.control.settings import PlayerConfig
 from arena.results import GameJob, GameRecord
-from arena.run.engines import StderrRoute, check_player
+from arena.run.engines import EngineFacts, StderrRoute, check_player
 from arena.run.match import MatchOptions, play_single_game
 from arena.run.watchdog import Watchdog
 from gtp.errors import EngineStartError
@@ -108,6 +109,18 @@ def _process_guard() -> Watchdog:
             guard.start()
             _guard = guard
         return _guard
+
+
+_facts_lock = threading.Lock()
+_facts: dict[str, dict[PlayerConfig, EngineFacts]] = {}
+
+
+def _run_facts(topic: str) -> dict[PlayerConfig, EngineFacts]:
+    """What the engines of a run's players said about themselves, shared by the run's games
+    on this worker process: later engines are only asked for their description, as in a
+    local slot.  Per run, so that an engine upgraded between runs is asked again."""
+    with _facts_lock:
+        return _facts.setdefault(topic, {})
 
 
 def _still_wanted(worker: Worker, key: str) -> bool:
@@ -184,7 +197,11 @@ async def _play(
         nursery.start_soon(_until_unwanted, worker, spec.key, nursery.cancel_scope)
         progress.send(STARTED, w=worker_label(worker), a=str(worker.address))
         record = await play_single_game(
-            job, options, stderr=spec.stderr, watch=_process_guard().watch
+            job,
+            options,
+            stderr=spec.stderr,
+            watch=_process_guard().watch,
+            facts=_run_facts(spec.topic),
         )
         nursery.cancel_scope.cancel()
     return record

@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
+from arena.results import EndReason
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, VoidEntry, iter_journal
+from tests.arena.fakes import fake_command
 from tests.integration.loopback_cluster import LoopbackCluster
 
 pytest.importorskip("distributed")  # the `cluster` extra; CI installs it with `test`
@@ -208,6 +210,44 @@ def test_a_worker_killed_mid_game_voids_that_game_and_it_is_played_once(
 
 
 @pytest.mark.slow
+def test_sigkill_of_the_arena_loses_nothing_and_its_games_stop_on_the_workers(
+    tmp_path: Path, cluster: LoopbackCluster
+) -> None:
+    address = cluster.start("w1", "w2")
+    games = 10
+    path = write_ctl(tmp_path, games=games)
+    files = CompetitionFiles.for_control_file(path)
+    code, err = finish(arena(path, "--cluster", address, "--max-games", "4"))
+    assert code == 0, err
+    kept = results(files)
+    assert len(kept) == 4
+
+    write_ctl(tmp_path, games=games, playouts=1000)  # games of ten seconds or so
+    launched = time.time()
+    process = arena(path, "--cluster", address)
+
+    def a_game_just_started() -> bool:
+        return any(
+            e["event"] == "game_started" and float(e["time"]) > launched  # type: ignore[arg-type]
+            for e in events(files)
+        )
+
+    wait_for(a_game_just_started, "a game to start")
+    wait_for(lambda: len(stray_engines(tmp_path, 0)) >= 2, "its engines")
+    process.kill()
+    process.communicate()
+    # The scheduler released the dead arena's tasks and the workers stopped those
+    # games, seconds before they could have ended by themselves.
+    assert stray_engines(tmp_path, seconds=3.0) == []
+
+    write_ctl(tmp_path, games=games)
+    code, err = finish(arena(path, "--cluster", address))
+    assert code == 0, err
+    assert_complete(files, games)
+    assert set(kept) <= set(results(files))
+
+
+@pytest.mark.slow
 def test_scheduler_lost_stops_the_run_and_a_later_run_completes_it(
     tmp_path: Path, cluster: LoopbackCluster
 ) -> None:
@@ -312,3 +352,28 @@ def test_the_loopback_cluster_leaves_no_process_behind(tmp_path: Path) -> None:
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+@pytest.mark.slow
+def test_a_move_timeout_on_a_worker_loses_on_time_as_it_does_here(
+    tmp_path: Path, cluster: LoopbackCluster
+) -> None:
+    address = cluster.start("w1")
+    hang = list(fake_command("--moves=D4,E4", "--hang-at=2"))
+    path = tmp_path / "timeout.ctl"
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        "players = {\n"
+        f"    'slow': Player({hang!r}, move_timeout=1),\n"
+        f"    'random': Player({engine('engines.random')}),\n"
+        "}\n"
+        "board_size = 7\nkomi = 7.5\nscorer = 'internal'\n"
+        "matchups = [Matchup('slow', 'random', number_of_games=1)]\n"
+    )
+    code, err = finish(arena(path, "--cluster", address))
+    assert code == 0, err
+    (entry,) = [e for e in iter_journal(CompetitionFiles.for_control_file(path))]
+    assert isinstance(entry, ResultEntry)
+    assert entry.result.end is EndReason.TIME
+    assert entry.result.winning_player == "random"
+    assert entry.result.reason == "slow (black) did not answer 'genmove b' within 1s"
