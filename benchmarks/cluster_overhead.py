@@ -7,10 +7,10 @@ scheduler and two workers (one thread each) on 127.0.0.1, all on this
 machine.  The runs alternate (local, cluster, local, cluster, ...) so that
 load from elsewhere hits both alike.  Reported:
 
-* ``cluster_added_ms_per_game``: how much longer a game takes from a slot's
-  point of view through Dask, ``parallel * (wall_cluster - wall_local) / games``
-  (each slot plays its games one after the other, so this is the added
-  latency of one game; the throughput loss per game is this over ``parallel``);
+* ``cluster_added_ms_per_game``: the added wall time per game through Dask,
+  ``(wall_cluster - wall_local) / games``; and ``cluster_added_latency_ms_per_game``,
+  how much longer one game takes from its slot's point of view (``parallel``
+  times as much, as each slot plays its games one after the other);
 * the arena process's CPU per game in both modes (``RUSAGE_SELF``: the
   engines and the Dask processes are not in it), and the scheduler's and
   workers' CPU per game in the cluster mode;
@@ -37,7 +37,6 @@ import tempfile
 import threading
 import time
 import uuid
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -71,14 +70,22 @@ def write_ctl(directory: Path, name: str, games: int) -> Path:
     return path
 
 
-def cluster_cpu(cluster: LoopbackCluster) -> float:
-    processes = [*cluster.workers.values(), cluster.scheduler]
-    total = 0.0
-    for process in processes:
+def dask_cpu(cluster: LoopbackCluster) -> dict[str, float]:
+    """CPU seconds so far of the scheduler and of the workers (their engines excluded)."""
+    totals = {"scheduler": 0.0, "workers": 0.0}
+    processes = [
+        ("scheduler", cluster.scheduler),
+        *(("workers", p) for p in cluster.workers.values()),
+    ]
+    for kind, process in processes:
         assert process is not None
         times = psutil.Process(process.pid).cpu_times()
-        total += times.user + times.system
-    return total
+        totals[kind] += times.user + times.system
+    return totals
+
+
+def spent(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {kind: after[kind] - before[kind] for kind in before}
 
 
 async def play(config_path: Path, executor: DaskExecutor | None) -> float:
@@ -134,81 +141,95 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     options = parser.parse_args()
     games = options.games
-    local_walls: list[float] = []
-    cluster_walls: list[float] = []
-    local_cpu: list[float] = []
-    cluster_cpu_self: list[float] = []
-    cluster_cpu_others: list[float] = []
+    walls: dict[str, list[float]] = {"local": [], "cluster": []}
+    arena_cpu: dict[str, list[float]] = {"local": [], "cluster": []}
+    dask: list[dict[str, float]] = []
+    parts: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as temporary:
         directory = Path(temporary)
         with LoopbackCluster(directory / "dask") as cluster:
             address = cluster.start("w1", "w2")
 
-            async def measure() -> dict[str, Any]:
+            async def measure() -> None:
                 async with open_cluster(address) as executor:
                     assert executor.threads == 2, executor.threads
-                    round_trips = await noop_round_trips(executor, games)
+                    await trio.sleep(1)
+                    before = dask_cpu(cluster)
+                    await trio.sleep(3)
+                    parts["idle"] = {k: v / 3 for k, v in spent(before, dask_cpu(cluster)).items()}
+                    before, mine = dask_cpu(cluster), cpu_seconds()
+                    parts["round_trips"] = await noop_round_trips(executor, games)
+                    parts["noop_cpu"] = {
+                        **{k: v / games for k, v in spent(before, dask_cpu(cluster)).items()},
+                        "arena": (cpu_seconds() - mine) / games,
+                    }
                     for repeat in range(options.repeats):
-                        before = cpu_seconds()
-                        local_walls.append(
-                            await play(write_ctl(directory, f"local{repeat}", games), None)
-                        )
-                        local_cpu.append(cpu_seconds() - before)
-                        before, others = cpu_seconds(), cluster_cpu(cluster)
-                        cluster_walls.append(
-                            await play(write_ctl(directory, f"dask{repeat}", games), executor)
-                        )
-                        cluster_cpu_self.append(cpu_seconds() - before)
-                        cluster_cpu_others.append(cluster_cpu(cluster) - others)
-                return {"round_trips": round_trips}
+                        for mode in ("local", "cluster"):
+                            path = write_ctl(directory, f"{mode}{repeat}", games)
+                            before, mine = dask_cpu(cluster), cpu_seconds()
+                            walls[mode].append(
+                                await play(path, executor if mode == "cluster" else None)
+                            )
+                            arena_cpu[mode].append(cpu_seconds() - mine)
+                            if mode == "cluster":
+                                dask.append(spent(before, dask_cpu(cluster)))
 
-            parts = trio.run(measure)
+            trio.run(measure)
         trio_run = trio_run_in_thread(200)
 
-    def ms_per_game(values: list[float]) -> list[float]:
-        return [1000 * value / games for value in values]
+    def per_game_ms(values: list[float]) -> float:
+        return round(1000 * statistics.median(values) / games, 2)
 
     added = [
-        PARALLEL * (cluster - local)
-        for cluster, local in zip(ms_per_game(cluster_walls), ms_per_game(local_walls), strict=True)
+        1000 * (cluster - local) / games
+        for cluster, local in zip(walls["cluster"], walls["local"], strict=True)
     ]
-    round_trip_ms = 1000 * statistics.median(parts["round_trips"])
-    p90_round_trip_ms = 1000 * statistics.quantiles(parts["round_trips"], n=10)[-1]
+    cluster_rate = games / statistics.median(walls["cluster"])
+    idle_ms = {k: round(1000 * v / cluster_rate, 2) for k, v in parts["idle"].items()}
+    noop_ms = {k: round(1000 * v, 2) for k, v in parts["noop_cpu"].items()}
     result = {
         "cluster_added_ms_per_game": round(statistics.median(added), 2),
-        "games_per_s_local": round(games / statistics.median(local_walls), 1),
-        "games_per_s_cluster": round(games / statistics.median(cluster_walls), 1),
+        "games_per_s_local": round(games / statistics.median(walls["local"]), 1),
+        "games_per_s_cluster": round(cluster_rate, 1),
         "added_ms_spread": [round(min(added), 2), round(max(added), 2)],
-        "arena_cpu_ms_per_game_local": round(statistics.median(ms_per_game(local_cpu)), 2),
-        "arena_cpu_ms_per_game_cluster": round(
-            statistics.median(ms_per_game(cluster_cpu_self)), 2
+        "cluster_added_latency_ms_per_game": round(PARALLEL * statistics.median(added), 2),
+        "arena_cpu_ms_per_game_local": per_game_ms(arena_cpu["local"]),
+        "arena_cpu_ms_per_game_cluster": per_game_ms(arena_cpu["cluster"]),
+        "scheduler_cpu_ms_per_game": per_game_ms([d["scheduler"] for d in dask]),
+        "workers_cpu_ms_per_game": per_game_ms([d["workers"] for d in dask]),
+        "idle_dask_cpu_ms_per_game": idle_ms,
+        "empty_task_cpu_ms": noop_ms,
+        "empty_task_round_trip_ms": round(1000 * statistics.median(parts["round_trips"]), 2),
+        "empty_task_round_trip_p90_ms": round(
+            1000 * statistics.quantiles(parts["round_trips"], n=10)[-1], 2
         ),
-        "scheduler_and_workers_cpu_ms_per_game": round(
-            statistics.median(ms_per_game(cluster_cpu_others)), 2
-        ),
-        "empty_task_round_trip_ms": round(round_trip_ms, 2),
-        "empty_task_round_trip_p90_ms": round(p90_round_trip_ms, 2),
         "trio_run_in_thread_ms": round(1000 * trio_run, 3),
         "games": games,
         "repeats": options.repeats,
     }
     print(f"{games} games of 62 moves on 9x9, new engines per game, --parallel {PARALLEL}")
-    for name, walls in (("local", local_walls), ("cluster", cluster_walls)):
-        figures = ", ".join(f"{games / wall:.1f}" for wall in walls)
-        print(f"  {name:8}: games/s per repeat {figures}")
+    for mode in ("local", "cluster"):
+        figures = ", ".join(f"{games / wall:.1f}" for wall in walls[mode])
+        print(f"  {mode:8}: games/s per repeat {figures}")
     print(
-        f"  added per game through Dask (latency of one game, {PARALLEL} slots):"
-        f" median {result['cluster_added_ms_per_game']} ms,"
-        f" spread {result['added_ms_spread'][0]}..{result['added_ms_spread'][1]} ms"
+        f"  added wall time per game through Dask: median {result['cluster_added_ms_per_game']}"
+        f" ms, spread {result['added_ms_spread'][0]}..{result['added_ms_spread'][1]} ms"
+        f" (one game's latency, {PARALLEL} slots: {result['cluster_added_latency_ms_per_game']} ms)"
     )
     print(
-        f"  arena CPU per game: local {result['arena_cpu_ms_per_game_local']} ms,"
-        f" cluster {result['arena_cpu_ms_per_game_cluster']} ms"
-        f" (+ scheduler and workers {result['scheduler_and_workers_cpu_ms_per_game']} ms)"
+        f"  CPU per game: arena {result['arena_cpu_ms_per_game_local']} ms here;"
+        f" through Dask arena {result['arena_cpu_ms_per_game_cluster']} ms,"
+        f" scheduler {result['scheduler_cpu_ms_per_game']} ms,"
+        f" workers {result['workers_cpu_ms_per_game']} ms (engines excluded)"
     )
     print(
-        f"  parts: an empty task's round trip {round_trip_ms:.2f} ms"
-        f" (p90 {p90_round_trip_ms:.2f}), a trio.run in a thread {1000 * trio_run:.3f} ms"
+        f"  of which Dask's own: an empty task costs {noop_ms} ms of CPU;"
+        f" the Dask processes' background (idle) CPU at this rate is {idle_ms} ms per game"
+    )
+    print(
+        f"  latency: an empty task's round trip {result['empty_task_round_trip_ms']} ms"
+        f" (p90 {result['empty_task_round_trip_p90_ms']}), a trio.run in a thread"
+        f" {result['trio_run_in_thread_ms']} ms"
     )
     print("RESULT " + json.dumps(result))
 

@@ -343,8 +343,12 @@ class DaskExecutor:
         return _worker_table(identity)
 
     async def _close(self) -> None:
-        if self._client is not None:
-            await asyncio.wait_for(self._client.close(timeout=CLOSE_TIMEOUT), CLOSE_TIMEOUT)
+        client = self._client
+        if client is None or client.status not in ("running", "connecting"):
+            return
+        # With the scheduler gone there is nobody to say goodbye to: don't wait long.
+        timeout = CLOSE_TIMEOUT if self._lost is None else 1.0
+        await asyncio.wait_for(client.close(timeout=timeout), timeout)
 
     async def _run_task(
         self, key: str, resources: Mapping[str, float], function: Callable[..., Any], *args: Any

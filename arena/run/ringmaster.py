@@ -17,7 +17,9 @@ the log files and either the dashboard or plain lines; the library API
 Stopping: Ctrl-X or ``arena stop`` (``X.cmd``) finish the games in progress;
 SIGINT/SIGTERM (Ctrl-C) stop at once, and the partial games are replayed by
 the next run; ``--max-games`` limits the games started; void games halt the run
-as Gomill does.
+as Gomill does (not those voided by a lost cluster worker); an executor that can
+play no more games (a lost Dask scheduler) halts it at once, its games in
+progress replayed by the next run.
 """
 
 from __future__ import annotations

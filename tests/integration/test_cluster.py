@@ -182,7 +182,7 @@ def test_a_worker_killed_mid_game_voids_that_game_and_it_is_played_once(
     tmp_path: Path, cluster: LoopbackCluster
 ) -> None:
     address = cluster.start("w1", "w2")
-    path = write_ctl(tmp_path, playouts=30)
+    path = write_ctl(tmp_path, playouts=20)  # a game lasts long enough to be killed in
     files = CompetitionFiles.for_control_file(path)
     process = arena(path, "--cluster", address)
 
@@ -214,13 +214,13 @@ def test_sigkill_of_the_arena_loses_nothing_and_its_games_stop_on_the_workers(
     tmp_path: Path, cluster: LoopbackCluster
 ) -> None:
     address = cluster.start("w1", "w2")
-    games = 10
+    games = 6
     path = write_ctl(tmp_path, games=games)
     files = CompetitionFiles.for_control_file(path)
-    code, err = finish(arena(path, "--cluster", address, "--max-games", "4"))
+    code, err = finish(arena(path, "--cluster", address, "--max-games", "2"))
     assert code == 0, err
     kept = results(files)
-    assert len(kept) == 4
+    assert len(kept) == 2
 
     write_ctl(tmp_path, games=games, playouts=1000)  # games of ten seconds or so
     launched = time.time()
