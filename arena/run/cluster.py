@@ -8,7 +8,7 @@ asks for the union of its two players' Dask resources (``resources={'GPU': 1}``
 on a Player; a resource both need counts once, at the larger amount).
 
 The bridge: ``distributed``'s client is asyncio code, so it lives on an
-asyncio loop in a thread of its own (:class:`_LoopThread`).  The trio side
+asyncio loop in a thread of its own (:class:`arena.run.bridge.LoopThread`).  The trio side
 hands it coroutines and waits for them on a trio event that the loop sets
 through the trio token: no thread is blocked per game.  Dask events come back
 the same way: the workers' progress messages on the run's topic (game started
@@ -39,10 +39,9 @@ import asyncio
 import contextlib
 import datetime
 import logging
-import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import attrs
 import trio
@@ -50,6 +49,7 @@ import trio
 from arena.competitions.base import PlayerCheck
 from arena.errors import RunError
 from arena.results import GameJob, GameRecord
+from arena.run.bridge import LoopThread
 from arena.run.engines import StderrRoute
 from arena.run.events import Event, WorkersChanged
 from arena.run.executor import ExecutorLost, GameLost, GameStartedHook, PlayGame
@@ -73,7 +73,6 @@ CLOSE_TIMEOUT: Final = 5.0
 INSTALL_HINT: Final = "pip install 'gtp-arena[cluster]'"
 SCHEDULER_LOST: Final = "scheduler-connection-lost"  # distributed's reason for the cancel
 
-T = TypeVar("T")
 _Answer = tuple[str, Any]  # ("ok", value) | ("error", text) | ("cancelled", reason)
 
 
@@ -113,45 +112,6 @@ def void_record(job: GameJob, reason: str) -> GameRecord:
         player_names=(job.black.code, job.white.code),
         date=datetime.datetime.now().replace(microsecond=0).isoformat(sep=" "),
     )
-
-
-class _LoopThread:
-    """An asyncio loop in a daemon thread, where the Dask client lives (module docstring)."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._serve, name="arena-dask", daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        try:
-            self.loop.run_forever()
-        finally:
-            self.loop.close()
-
-    async def call(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run ``coroutine`` on the loop and wait for it here; cancelling this cancels it."""
-        token = trio.lowlevel.current_trio_token()
-        done = trio.Event()
-        future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
-
-        def wake(_: object) -> None:
-            with contextlib.suppress(trio.RunFinishedError):
-                token.run_sync_soon(done.set)
-
-        future.add_done_callback(wake)
-        try:
-            await done.wait()
-        finally:
-            if not future.done():
-                future.cancel()
-        return future.result()
-
-    def stop(self) -> None:
-        with contextlib.suppress(RuntimeError):  # already closed
-            self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(CLOSE_TIMEOUT)
 
 
 @attrs.frozen
@@ -203,7 +163,7 @@ class DaskExecutor:
     """Plays games as tasks on a Dask cluster (module docstring); made by :func:`open_cluster`."""
 
     address: str
-    _thread: _LoopThread
+    _thread: LoopThread
     _client: Any  # distributed.Client (asynchronous), used on the loop thread only
     _token: trio.lowlevel.TrioToken
     stderr: StderrRoute = "log"
@@ -481,7 +441,7 @@ async def open_cluster(
     # The arena reports what matters itself; distributed's own log lines (a lost
     # connection, retries) would break the one-line errors and the dashboard.
     _silence_distributed()
-    thread = _LoopThread()
+    thread = LoopThread()
     try:
         executor = DaskExecutor(address, thread, None, trio.lowlevel.current_trio_token(), stderr)
         try:

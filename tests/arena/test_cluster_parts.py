@@ -3,20 +3,24 @@ the ringmaster treats a lost worker and a lost scheduler (with a scripted execut
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import pickle
+import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import attrs
 import pytest
+import trio
 from rich.console import Console
 
 from arena.competitions.base import PlayerCheck
 from arena.control.loader import load_control_file
 from arena.errors import ControlFileError
 from arena.results import EndReason, GameJob, GameRecord, GameResult, PlayedMove
+from arena.run.bridge import LoopThread
 from arena.run.cluster import game_resources, void_record
 from arena.run.events import (
     Event,
@@ -256,3 +260,31 @@ async def test_a_lost_scheduler_stops_the_run_keeping_the_finished_games(tmp_pat
     assert summary.state is RunState.FINISHED
     done = [e.result.game_id for e in iter_journal(files) if isinstance(e, ResultEntry)]
     assert sorted(done) == [f"0_{n}" for n in range(6)]
+
+
+# -- the trio / asyncio bridge ------------------------------------------------------------
+
+
+async def test_the_bridge_runs_coroutines_on_its_loop_and_cancels_them_with_trio() -> None:
+    thread = LoopThread()
+    try:
+
+        async def add(a: int, b: int) -> tuple[int, str]:
+            await asyncio.sleep(0)
+            return a + b, threading.current_thread().name
+
+        assert await thread.call(add(1, 2)) == (3, "arena-asyncio")
+        cancelled = threading.Event()
+
+        async def forever() -> None:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+
+        with trio.move_on_after(0.1):
+            await thread.call(forever())
+        assert await trio.to_thread.run_sync(cancelled.wait, 5.0)
+    finally:
+        thread.stop()
