@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import sys
@@ -141,6 +142,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     options = parser.parse_args()
     games = options.games
+    load_before = os.getloadavg()[0]
     walls: dict[str, list[float]] = {"local": [], "cluster": []}
     arena_cpu: dict[str, list[float]] = {"local": [], "cluster": []}
     dask: list[dict[str, float]] = []
@@ -206,8 +208,12 @@ def main() -> None:
         "trio_run_in_thread_ms": round(1000 * trio_run, 3),
         "games": games,
         "repeats": options.repeats,
+        "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)],
     }
-    print(f"{games} games of 62 moves on 9x9, new engines per game, --parallel {PARALLEL}")
+    print(
+        f"{games} games of 62 moves on 9x9, new engines per game, --parallel {PARALLEL}"
+        f" (load average {result['load_average'][0]} before, {result['load_average'][1]} after)"
+    )
     for mode in ("local", "cluster"):
         figures = ", ".join(f"{games / wall:.1f}" for wall in walls[mode])
         print(f"  {mode:8}: games/s per repeat {figures}")
