@@ -223,13 +223,16 @@ class DaskExecutor:
                     failures.append((code, EngineStartError(message, engine=code)))
                 return
             if kind == "cancelled" and value == SCHEDULER_LOST:
-                raise ExecutorLost(self._lose_cluster())
+                self._lose_cluster()
+                return
             message = f"the startup check failed on the cluster: {value}"
             failures.append((code, EngineStartError(message, engine=code)))
 
         async with trio.open_nursery() as nursery:
             for item in checks:
                 nursery.start_soon(check, item)
+        if self._lost is not None:
+            raise ExecutorLost(self._lost)
         return failures
 
     async def _play(
