@@ -19,7 +19,7 @@ load from elsewhere hits both alike.  Reported:
   -> back), sequentially; and the cost of a ``trio.run`` in a thread, which
   every game on a worker pays.
 
-Usage: python benchmarks/cluster_overhead.py [--games N] [--repeats R]
+Usage: python benchmarks/cluster_overhead.py [--games N] [--repeats R] [--no-worker-profile]
 
 The last line is ``RESULT {json}`` with cluster_added_ms_per_game,
 games_per_s_local and games_per_s_cluster (medians over the repeats) and the
@@ -140,7 +140,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--no-worker-profile",
+        action="store_true",
+        help="start the workers without Dask's statistical profiler"
+        " (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False)",
+    )
     options = parser.parse_args()
+    if options.no_worker_profile:  # the workers inherit the environment
+        os.environ["DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED"] = "False"
     games = options.games
     load_before = os.getloadavg()[0]
     walls: dict[str, list[float]] = {"local": [], "cluster": []}
@@ -209,6 +217,7 @@ def main() -> None:
         "games": games,
         "repeats": options.repeats,
         "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+        "worker_profiler": not options.no_worker_profile,
     }
     print(
         f"{games} games of 62 moves on 9x9, new engines per game, --parallel {PARALLEL}"
