@@ -16,8 +16,11 @@ load from elsewhere hits both alike.  Reported:
   workers' CPU per game in the cluster mode;
 * what the added time is made of: the round trip of an empty task through
   the same bridge (trio -> the client's asyncio thread -> scheduler -> worker
-  -> back), sequentially; and the cost of a ``trio.run`` in a thread, which
-  every game on a worker pays.
+  -> back), sequentially, against the same through Dask's own synchronous
+  client; the CPU an empty task costs the arena, the scheduler and a worker;
+  the Dask processes' background CPU (idle, per second, turned into ms per
+  game at the cluster's rate); and the cost of a ``trio.run`` in a thread,
+  which every game on a worker pays.
 
 Usage: python benchmarks/cluster_overhead.py [--games N] [--repeats R] [--no-worker-profile]
 
@@ -116,6 +119,19 @@ async def noop_round_trips(executor: DaskExecutor, count: int) -> list[float]:
     return times
 
 
+def sync_client_round_trips(address: str, count: int) -> list[float]:
+    """The same empty tasks through Dask's own synchronous client: the bridge's reference."""
+    from distributed import Client
+
+    times = []
+    with Client(address, set_as_default=False) as client:  # type: ignore[no-untyped-call]
+        for _ in range(count):
+            started = time.perf_counter()
+            assert client.submit(noop, pure=False).result() == 0
+            times.append(time.perf_counter() - started)
+    return times
+
+
 def trio_run_in_thread(count: int) -> float:
     """Seconds per ``trio.run`` of an empty coroutine in a fresh thread (as a worker's task)."""
 
@@ -184,6 +200,7 @@ def main() -> None:
                             if mode == "cluster":
                                 dask.append(spent(before, dask_cpu(cluster)))
 
+            sync_round_trips = sync_client_round_trips(address, games)
             trio.run(measure)
         trio_run = trio_run_in_thread(200)
 
@@ -213,6 +230,7 @@ def main() -> None:
         "empty_task_round_trip_p90_ms": round(
             1000 * statistics.quantiles(parts["round_trips"], n=10)[-1], 2
         ),
+        "sync_client_round_trip_ms": round(1000 * statistics.median(sync_round_trips), 2),
         "trio_run_in_thread_ms": round(1000 * trio_run, 3),
         "games": games,
         "repeats": options.repeats,
@@ -243,7 +261,8 @@ def main() -> None:
     )
     print(
         f"  latency: an empty task's round trip {result['empty_task_round_trip_ms']} ms"
-        f" (p90 {result['empty_task_round_trip_p90_ms']}), a trio.run in a thread"
+        f" (p90 {result['empty_task_round_trip_p90_ms']}; through Dask's own synchronous"
+        f" client {result['sync_client_round_trip_ms']} ms), a trio.run in a thread"
         f" {result['trio_run_in_thread_ms']} ms"
     )
     print("RESULT " + json.dumps(result))
