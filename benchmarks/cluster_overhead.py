@@ -11,6 +11,9 @@ load from elsewhere hits both alike.  Reported:
   ``(wall_cluster - wall_local) / games``; and ``cluster_added_latency_ms_per_game``,
   how much longer one game takes from its slot's point of view (``parallel``
   times as much, as each slot plays its games one after the other);
+* the same through Dask with ``--parallel 4`` ("queued": Dask keeps a second
+  game waiting on each worker, so no worker waits for the round trip
+  between two games; still two games played at once);
 * the arena process's CPU per game in both modes (``RUSAGE_SELF``: the
   engines and the Dask processes are not in it), and the scheduler's and
   workers' CPU per game in the cluster mode;
@@ -92,9 +95,9 @@ def spent(before: dict[str, float], after: dict[str, float]) -> dict[str, float]
     return {kind: after[kind] - before[kind] for kind in before}
 
 
-async def play(config_path: Path, executor: DaskExecutor | None) -> float:
+async def play(config_path: Path, executor: DaskExecutor | None, parallel: int = PARALLEL) -> float:
     config = load_control_file(config_path)
-    options = RunOptions(parallel=PARALLEL, keyboard=False, handle_signals=False)
+    options = RunOptions(parallel=parallel, keyboard=False, handle_signals=False)
     started = time.perf_counter()
     summary = await run_competition(config, options, executor=executor)
     wall = time.perf_counter() - started
@@ -167,7 +170,7 @@ def main() -> None:
         os.environ["DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED"] = "False"
     games = options.games
     load_before = os.getloadavg()[0]
-    walls: dict[str, list[float]] = {"local": [], "cluster": []}
+    walls: dict[str, list[float]] = {"local": [], "cluster": [], "queued": []}
     arena_cpu: dict[str, list[float]] = {"local": [], "cluster": []}
     dask: list[dict[str, float]] = []
     parts: dict[str, Any] = {}
@@ -190,9 +193,12 @@ def main() -> None:
                         "arena": (cpu_seconds() - mine) / games,
                     }
                     for repeat in range(options.repeats):
-                        for mode in ("local", "cluster"):
+                        for mode in ("local", "cluster", "queued"):
                             path = write_ctl(directory, f"{mode}{repeat}", games)
                             before, mine = dask_cpu(cluster), cpu_seconds()
+                            if mode == "queued":  # a game waits on each worker: no idle gap
+                                walls[mode].append(await play(path, executor, 2 * PARALLEL))
+                                continue
                             walls[mode].append(
                                 await play(path, executor if mode == "cluster" else None)
                             )
@@ -211,6 +217,10 @@ def main() -> None:
         1000 * (cluster - local) / games
         for cluster, local in zip(walls["cluster"], walls["local"], strict=True)
     ]
+    queued_added = [
+        1000 * (queued - local) / games
+        for queued, local in zip(walls["queued"], walls["local"], strict=True)
+    ]
     cluster_rate = games / statistics.median(walls["cluster"])
     idle_ms = {k: round(1000 * v / cluster_rate, 2) for k, v in parts["idle"].items()}
     noop_ms = {k: round(1000 * v, 2) for k, v in parts["noop_cpu"].items()}
@@ -220,6 +230,8 @@ def main() -> None:
         "games_per_s_cluster": round(cluster_rate, 1),
         "added_ms_spread": [round(min(added), 2), round(max(added), 2)],
         "cluster_added_latency_ms_per_game": round(PARALLEL * statistics.median(added), 2),
+        "queued_added_ms_per_game": round(statistics.median(queued_added), 2),
+        "queued_added_ms_spread": [round(min(queued_added), 2), round(max(queued_added), 2)],
         "arena_cpu_ms_per_game_local": per_game_ms(arena_cpu["local"]),
         "arena_cpu_ms_per_game_cluster": per_game_ms(arena_cpu["cluster"]),
         "scheduler_cpu_ms_per_game": per_game_ms([d["scheduler"] for d in dask]),
@@ -241,13 +253,18 @@ def main() -> None:
         f"{games} games of 62 moves on 9x9, new engines per game, --parallel {PARALLEL}"
         f" (load average {result['load_average'][0]} before, {result['load_average'][1]} after)"
     )
-    for mode in ("local", "cluster"):
+    for mode in ("local", "cluster", "queued"):
         figures = ", ".join(f"{games / wall:.1f}" for wall in walls[mode])
         print(f"  {mode:8}: games/s per repeat {figures}")
     print(
         f"  added wall time per game through Dask: median {result['cluster_added_ms_per_game']}"
         f" ms, spread {result['added_ms_spread'][0]}..{result['added_ms_spread'][1]} ms"
         f" (one game's latency, {PARALLEL} slots: {result['cluster_added_latency_ms_per_game']} ms)"
+    )
+    print(
+        f"  with -j {2 * PARALLEL} (a game queued on each worker while it plays one):"
+        f" median {result['queued_added_ms_per_game']} ms, spread"
+        f" {result['queued_added_ms_spread'][0]}..{result['queued_added_ms_spread'][1]} ms"
     )
     print(
         f"  CPU per game: arena {result['arena_cpu_ms_per_game_local']} ms here;"

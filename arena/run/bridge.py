@@ -36,6 +36,12 @@ class LoopThread:
         asyncio.set_event_loop(self.loop)
         try:
             self.loop.run_forever()
+            # Stopped: what is still running (a client's background tasks) is cancelled
+            # and waited for, so nothing is left to complain when it is collected.
+            pending = asyncio.all_tasks(self.loop)
+            for task in pending:
+                task.cancel()
+            self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         finally:
             self.loop.close()
 
