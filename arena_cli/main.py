@@ -14,11 +14,12 @@ import sys
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from arena.competitions.base import Competition
 from arena.control.config import CompetitionConfig
 from arena.control.loader import load_control_file
+from arena.control.settings import cluster_address
 from arena.errors import ControlFileError, RunError, StateError
 from arena.reports.export import EXPORT_FORMATS, export_command
 from arena.reports.text import competition_report
@@ -26,6 +27,9 @@ from arena.store.files import CompetitionFiles, CompetitionLocked, is_running
 from arena.store.files import reset as reset_files
 from arena.store.journal import read_state
 from arena.store.restore import load_competition
+
+if TYPE_CHECKING:
+    from arena.run.ringmaster import RunOptions, RunSummary
 
 ACTIONS: Final = ("run", "show", "report", "reset", "check", "stop", "export", "watch")
 EXIT_OK: Final = 0
@@ -72,7 +76,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("words", nargs="+", metavar="ACTION X.ctl", help="action and control file")
     parser.add_argument(
-        "-j", "--parallel", type=_positive_int, default=1, metavar="N", help="play N games at once"
+        "-j",
+        "--parallel",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="play N games at once (default 1; on a cluster, the threads of its workers)",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="tcp://HOST:PORT",
+        type=_cluster_argument,
+        help="play the games on the Dask cluster whose scheduler is there"
+        " (overrides the control file's `cluster`; needs gtp-arena[cluster])",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument(
@@ -96,6 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="export: write here, not stdout")
     return parser
+
+
+def _cluster_argument(text: str) -> str:
+    try:
+        return cluster_address(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def split_words(words: Sequence[str]) -> tuple[str, str]:
@@ -143,6 +166,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_ERROR
 
 
+async def _run_on_cluster(
+    address: str,
+    config: CompetitionConfig,
+    options: RunOptions,
+    *,
+    quiet: bool,
+    parallel: int | None,
+) -> RunSummary:
+    """``arena run`` with the games on the Dask cluster at ``address``."""
+    import attrs
+
+    from arena.run.cluster import open_cluster
+    from tui.live import run_with_display
+
+    async with open_cluster(
+        address, stderr="log" if config.stderr_to_log else "inherit"
+    ) as executor:
+        # Without --parallel, as many games at once as the workers have threads now.
+        options = attrs.evolve(options, parallel=parallel or max(1, executor.threads))
+        return await run_with_display(config, options, quiet=quiet, executor=executor)
+
+
+async def _check_on_cluster(address: str, config: CompetitionConfig) -> list[str]:
+    """``arena check`` with a cluster: each player's startup check on a worker."""
+    from arena.competitions.registry import make_competition
+    from arena.run.cluster import open_cluster
+
+    checks = make_competition(config).player_checks()
+    async with open_cluster(address) as executor:
+        failures = dict(await executor.check_players(checks))
+    for item in checks:
+        if item.player.code not in failures:
+            print(f"player {item.player.code}: ok (on the cluster at {address})")
+    return [f"player {code!r}: {exc.message}" for code, exc in sorted(failures.items())]
+
+
 def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
     if action == "stop":
         files = CompetitionFiles.for_control_file(control)
@@ -188,20 +247,38 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         from tui.watch import watch_competition
 
         return trio.run(watch_competition, config)
+    cluster = options.cluster or config.cluster
     if action == "check":
-        failures = trio.run(check_players, config)
+        if cluster is None:
+            failures = trio.run(check_players, config)
+        else:
+            from arena.run.cluster import require_distributed
+
+            require_distributed()
+            failures = trio.run(_check_on_cluster, cluster, config)
         for failure in failures:
             print(f"arena: {failure}", file=sys.stderr)
         return EXIT_ERROR if failures else EXIT_OK
     run_options = RunOptions(
-        parallel=options.parallel,
+        parallel=options.parallel or 1,
         max_games=options.max_games,
         log_gtp=options.log_gtp,
         durable=not options.no_fsync,
     )
     from tui.live import run_with_display  # the dashboard, plain lines or quiet
 
-    summary = trio.run(partial(run_with_display, quiet=options.quiet), config, run_options)
+    if cluster is None:
+        summary = trio.run(partial(run_with_display, quiet=options.quiet), config, run_options)
+    else:
+        from arena.run.cluster import require_distributed
+
+        require_distributed()
+        summary = trio.run(
+            partial(_run_on_cluster, quiet=options.quiet, parallel=options.parallel),
+            cluster,
+            config,
+            run_options,
+        )
     if summary.state is RunState.HALTED:
         print(f"arena: {summary.message}", file=sys.stderr)
         return EXIT_ERROR

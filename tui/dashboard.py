@@ -83,6 +83,8 @@ def progress_line(view: DashboardView, width: int) -> Text:
     running = len(view.in_progress)
     if running:
         parts.append(f"{running} running")
+    if view.workers is not None:
+        parts.append(f"{view.workers.workers} worker(s)")
     live = view.state in (RunState.CHECKING, RunState.RUNNING, RunState.STOPPING)
     if view.rate is not None:
         parts.append(f"{view.rate:.2f} games/s")
@@ -141,7 +143,7 @@ def counters_line(counts: Counts, width: int) -> Text:
 
 
 def games_lines(games: Sequence[GameView], width: int, budget: int) -> list[Text]:
-    """Title, then id, players, move number, elapsed time and slot; oldest game first."""
+    """Title, then id, players, move number, elapsed time, slot (or worker); oldest first."""
     if budget <= 0:
         return []
     title = line(f"In progress: {len(games)} game(s)", width, "bold underline")
@@ -157,6 +159,9 @@ def games_lines(games: Sequence[GameView], width: int, budget: int) -> list[Text
         Column("time", align="right"),
         Column("slot", align="right", optional=1),
     )
+    on_workers = any(g.worker is not None for g in games)
+    if on_workers:  # a cluster run: where each game is played says more than its slot
+        columns = (*columns[:-1], Column("worker", flexible=True, min_width=6, optional=1))
     rows: list[list[Cell]] = [
         [
             g.game_id,
@@ -164,7 +169,7 @@ def games_lines(games: Sequence[GameView], width: int, budget: int) -> list[Text
             g.white,
             "-" if g.moves is None else str(g.moves),
             format_duration(g.elapsed),
-            "-" if g.slot is None else str(g.slot),
+            (g.worker or "-") if on_workers else ("-" if g.slot is None else str(g.slot)),
         ]
         for g in shown
     ]

@@ -40,6 +40,7 @@ from arena.run.events import (
     RunWarning,
     SnapshotTaken,
     TreeDump,
+    WorkersChanged,
 )
 from arena.store.journal import JournalEntry, ResultEntry
 from tui.views import CompetitionDetail, CompetitionView, Counts, competition_view
@@ -75,6 +76,7 @@ class GameView:
     moves: int | None  # None when not known (watching)
     elapsed: float  # seconds since it started
     slot: int | None  # None when not known (watching)
+    worker: str | None = None  # the cluster worker playing it (None: played here)
 
 
 @attrs.frozen
@@ -107,6 +109,7 @@ class DashboardView:
     detail: CompetitionDetail | None
     key_help: str = KEY_HELP_RUN
     watching: bool = False
+    workers: WorkersChanged | None = None  # the cluster's size (None: games played here)
 
 
 def how_it_ended(result: GameResult) -> str:
@@ -126,6 +129,7 @@ class _LiveGame:
     slot: int | None
     started: float
     moves: int = 0
+    worker: str | None = None
 
 
 @attrs.define
@@ -160,6 +164,7 @@ class RunTracker:
     _run_started: float | None = None
     _run_results: int = 0
     _run_ended: float | None = None
+    _workers: WorkersChanged | None = None
 
     # -- input ------------------------------------------------------------------
 
@@ -173,8 +178,13 @@ class RunTracker:
         now = self.clock() if at is None else at
         if isinstance(event, GameStarted):
             slot = event.slot if event.slot >= 0 else None
-            self._games[event.game_id] = _LiveGame(event.black, event.white, slot, now)
+            self._games[event.game_id] = _LiveGame(
+                event.black, event.white, slot, now, worker=event.worker
+            )
             self._started += 1
+            return False
+        if isinstance(event, WorkersChanged):
+            self._workers = event
             return False
         if isinstance(event, GameFinished):
             self._game_finished(event)
@@ -331,6 +341,7 @@ class RunTracker:
                 None if self.watching else g.moves,
                 max(0.0, now - g.started),
                 g.slot,
+                g.worker,
             )
             for game_id, g in sorted(self._games.items(), key=lambda item: item[1].started)
         )
@@ -352,4 +363,5 @@ class RunTracker:
             detail=competition.detail if competition is not None else None,
             key_help=self.key_help,
             watching=self.watching,
+            workers=self._workers,
         )

@@ -63,6 +63,7 @@ class CompetitionConfig:
     stderr_to_log: bool = True
     reuse_engines: bool = False
     crash_result: CrashResult = "void"
+    cluster: str | None = None  # a Dask scheduler's address: play the games there
 
     @property
     def code(self) -> str:

@@ -30,6 +30,7 @@ from arena.control.settings import (
     Where,
     as_bool,
     as_choice,
+    as_cluster_address,
     as_identifier,
     as_str,
     describe_value,
@@ -217,6 +218,8 @@ def _parse_common(
         values["crash_result"] = as_choice(
             control.get("crash_result"), ("void", "forfeit"), control.where("crash_result")
         )
+    if control.get("cluster") is not None:
+        values["cluster"] = as_cluster_address(control.get("cluster"), control.where("cluster"))
     return CompetitionConfig(
         control_path=control_path,
         competition_type=type_name,

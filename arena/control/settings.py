@@ -27,12 +27,14 @@ from arena.control.values import ConfigToken as ConfigToken
 from arena.control.values import Where as Where
 from arena.control.values import as_bool as as_bool
 from arena.control.values import as_choice as as_choice
+from arena.control.values import as_cluster_address as as_cluster_address
 from arena.control.values import as_float as as_float
 from arena.control.values import as_identifier as as_identifier
 from arena.control.values import as_int as as_int
 from arena.control.values import as_str as as_str
 from arena.control.values import as_str_dict as as_str_dict
 from arena.control.values import as_timeout as as_timeout
+from arena.control.values import cluster_address as cluster_address
 from arena.control.values import describe_value as describe_value
 from arena.control.values import expand_path
 from arena.control.values import token_factory as token_factory
@@ -71,6 +73,9 @@ class PlayerConfig:
     command_timeout: float | None = DEFAULT_COMMAND_TIMEOUT
     move_timeout: float | None = None  # genmove; None means no limit (a clock replaces it)
     time_control: TimeControl | None = None  # this player's own clock (time odds)
+    # Dask worker resources one game of this player needs (``resources={'GPU': 1}``);
+    # only a cluster run reads them.
+    resources: tuple[tuple[str, float], ...] = ()
 
     def gtp_name(self, command: str) -> str:
         """The command name to send for ``command``, after ``gtp_aliases``."""
@@ -146,6 +151,7 @@ PLAYER_ARGUMENTS: Final = (
     "command_timeout",
     "move_timeout",
     "time_control",
+    "resources",
 )
 
 
@@ -232,7 +238,27 @@ def parse_player(code: str, token: object, where: Where, directory: Path) -> Pla
             values[name] = as_timeout(arguments[name], at(name))
     if arguments.get("time_control") is not None:
         values["time_control"] = parse_time_control(arguments["time_control"], at("time_control"))
+    if arguments.get("resources") is not None:
+        values["resources"] = as_resources(arguments["resources"], at("resources"))
     return PlayerConfig(**values)
+
+
+def as_resources(value: object, where: Where) -> tuple[tuple[str, float], ...]:
+    """Dask worker resources: names to positive amounts, sorted by name."""
+    if not isinstance(value, dict):
+        raise where.error(
+            f"expected a dictionary of resource name -> amount, not {describe_value(value)}"
+        )
+    amounts = {}
+    for name, amount in value.items():
+        text = as_str(name, where.child(" key"))
+        if not text or any(c.isspace() or c in "=," for c in text):
+            raise where.error(f"{name!r} is not a resource name")
+        number = as_float(amount, where.child(f"[{name!r}]"))
+        if number <= 0:
+            raise where.child(f"[{name!r}]").error(f"expected a positive amount, not {amount!r}")
+        amounts[text] = number
+    return tuple(sorted(amounts.items()))
 
 
 # ---------------------------------------------------------------------------

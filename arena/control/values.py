@@ -144,6 +144,26 @@ def as_str_dict(value: object, where: Where) -> dict[str, str]:
     }
 
 
+def cluster_address(text: str) -> str:
+    """A Dask scheduler address such as ``tcp://host:8786`` (a bare ``host:port`` is TCP).
+
+    Raises ValueError with a one-line reason."""
+    text = text.strip()
+    address = text if "://" in text else f"tcp://{text}"
+    host, _, port = address.split("://", 1)[1].rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"expected a scheduler address such as 'tcp://HOST:8786', not {text!r}")
+    return address
+
+
+def as_cluster_address(value: object, where: Where) -> str:
+    try:
+        return cluster_address(as_str(value, where))
+    except ValueError as exc:
+        raise where.error(str(exc)) from None
+
+
+
 def expand_path(text: str, directory: Path) -> str:
     expanded = os.path.expanduser(text)
     if os.path.isabs(expanded):

@@ -19,6 +19,7 @@ from arena.run.events import (
     RunStateChanged,
     RunWarning,
     TreeDump,
+    WorkersChanged,
 )
 
 ENDED_STATES = frozenset({RunState.FINISHED, RunState.STOPPED, RunState.HALTED})
@@ -66,7 +67,13 @@ def log_line(event: Event) -> str | None:
         return f"{event.game_id} {event.player} stderr: {event.line}"
     if isinstance(event, RunWarning):
         return f"warning: {event.text}"
+    if isinstance(event, WorkersChanged):
+        return workers_text(event)
     return None
+
+
+def workers_text(event: WorkersChanged) -> str:
+    return f"cluster: {event.workers} worker(s) connected, {event.threads} thread(s)"
 
 
 def history_lines(event: Event) -> list[str]:
@@ -110,6 +117,8 @@ class PlainWording:
             return [finished_line(event)], []
         if isinstance(event, RunWarning):
             return [], [f"arena: warning: {event.text}"]
+        if isinstance(event, WorkersChanged):
+            return [workers_text(event)], []
         if isinstance(event, RunStateChanged):
             return self._state_lines(event), []
         return [], []

@@ -112,6 +112,14 @@ class TreeDump:
 
 
 @attrs.frozen
+class WorkersChanged:
+    """How many workers the cluster the games are played on has (sent on every change)."""
+
+    workers: int
+    threads: int  # games the workers can play at once
+
+
+@attrs.frozen
 class SnapshotTaken:
     """The competition as it stands (sent when a run starts, before any game)."""
 
@@ -127,6 +135,7 @@ Event = (
     | RunWarning
     | TreeDump
     | SnapshotTaken
+    | WorkersChanged
 )
 Subscriber = Callable[[Event], None]
 
@@ -254,6 +263,8 @@ def event_to_json(event: Event) -> dict[str, Any] | None:
         return {"event": "warning", "text": event.text}
     if isinstance(event, TreeDump):
         return {"event": "tree", "lines": list(event.lines)}
+    if isinstance(event, WorkersChanged):
+        return {"event": "workers", "workers": event.workers, "threads": event.threads}
     return None  # moves and snapshots
 
 
@@ -313,6 +324,8 @@ def event_from_json(data: object) -> Event:
             return RunWarning(_text(data, "text"))
         if kind == "tree":
             return TreeDump(tuple(str(line) for line in data["lines"]))
+        if kind == "workers":
+            return WorkersChanged(int(data["workers"]), int(data.get("threads", 0)))
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed event: {exc!r}") from exc
     raise ValueError(f"unknown event {data.get('event')!r}")

@@ -1,12 +1,20 @@
 """Where games are played: the executor a ringmaster's slots hand their jobs to.
 
 An executor gives each slot a way to play one game
-(:data:`PlayGame`: a job and its options in, a :class:`arena.results.GameRecord`
-out; never raising for an engine fault) and runs the startup checks.
-:class:`LocalExecutor` plays here, with engines from an
-:class:`arena.run.engines.EngineProvider` per slot (kept between games with
-``reuse_engines``).  Other executors (games on other machines) implement the
-same protocol around :func:`arena.run.match.play_single_game`.
+(:data:`PlayGame`: a job, its options and a hook to call once the game has
+started (with the worker playing it, if not here) in, a
+:class:`arena.results.GameRecord` out; never raising for an engine fault),
+runs the startup checks, and reports its own events (the workers of a
+cluster) while a run lasts.  :class:`LocalExecutor` plays here, with engines
+from an :class:`arena.run.engines.EngineProvider` per slot (kept between games
+with ``reuse_engines``).  :class:`arena.run.cluster.DaskExecutor` plays on a
+Dask cluster, with :func:`arena.run.match.play_single_game` on the workers.
+
+Only two exceptions cross this boundary, both about the machines, never the
+engines: :class:`GameLost` (the worker playing a game was lost: the game is
+void and replayed, but a void of this kind never halts the run) and
+:class:`ExecutorLost` (no more games can be played: the run stops, the
+finished games are kept).
 """
 
 from __future__ import annotations
@@ -19,12 +27,28 @@ import attrs
 import trio
 
 from arena.competitions.base import PlayerCheck
+from arena.errors import RunError
 from arena.results import GameJob, GameRecord
 from arena.run.engines import EngineProvider, GroupWatch, StderrRoute, check_player
+from arena.run.events import Event
 from arena.run.match import MatchOptions, play_game
 from gtp.errors import EngineStartError
 
-PlayGame = Callable[[GameJob, MatchOptions], Awaitable[GameRecord]]
+GameStartedHook = Callable[[str | None], None]
+"""Called once per game when it starts, with the worker playing it (None: here)."""
+PlayGame = Callable[[GameJob, MatchOptions, GameStartedHook], Awaitable[GameRecord]]
+
+
+class GameLost(Exception):
+    """The machine playing a game was lost mid-game; ``record`` is the game, void."""
+
+    def __init__(self, record: GameRecord) -> None:
+        super().__init__(record.void_reason)
+        self.record = record
+
+
+class ExecutorLost(RunError):
+    """No more games can be played (the cluster's scheduler is gone); one line for the user."""
 
 
 class Executor(Protocol):
@@ -36,6 +60,10 @@ class Executor(Protocol):
         self, checks: list[PlayerCheck]
     ) -> list[tuple[str, EngineStartError]]:
         """Every startup check (at once); the failures, by player code."""
+        ...
+
+    async def emit_events(self, emit: Callable[[Event], None]) -> None:
+        """Emit the executor's own events while the games are played (until cancelled)."""
         ...
 
 
@@ -59,7 +87,10 @@ class LocalExecutor:
                 watch=self.watch,
             )
 
-            async def play(job: GameJob, options: MatchOptions) -> GameRecord:
+            async def play(
+                job: GameJob, options: MatchOptions, started: GameStartedHook
+            ) -> GameRecord:
+                started(None)
                 return await play_game(job, provider, options)
 
             try:
@@ -89,3 +120,6 @@ class LocalExecutor:
             for item in checks:
                 nursery.start_soon(check, item)
         return errors
+
+    async def emit_events(self, emit: Callable[[Event], None]) -> None:
+        return None  # nothing to report about this machine

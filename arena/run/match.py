@@ -20,7 +20,7 @@ import trio
 
 from arena.control.settings import PlayerConfig
 from arena.results import GameJob, GameRecord, GameResult
-from arena.run.engines import EngineProvider, EngineSession, StderrRoute
+from arena.run.engines import EngineFacts, EngineProvider, EngineSession, GroupWatch, StderrRoute
 from arena.run.game import BLACK, WHITE, Game, Void
 from arena.run.game import MatchOptions as MatchOptions
 from arena.run.game import MoveObserver as MoveObserver
@@ -155,15 +155,21 @@ async def play_single_game(
     *,
     stderr: StderrRoute = "log",
     slot: int | None = None,
+    watch: GroupWatch | None = None,
+    facts: dict[PlayerConfig, EngineFacts] | None = None,
 ) -> GameRecord:
     """The game as one self-contained function of its job: start both engines, play, stop them.
 
     What an executor on another machine runs (the ringmaster's local slots use
     :func:`play_game` with engines kept between games).  Never raises for an
     engine fault; :func:`arena.store.sgf.build_sgf` gives the record's SGF.
+    ``facts``: what earlier engines of the same players said about themselves
+    (:class:`arena.run.engines.EngineFacts`), shared between games.
     """
     async with trio.open_nursery() as nursery:
-        provider = EngineProvider(nursery, stderr=stderr, slot=slot)
+        provider = EngineProvider(
+            nursery, stderr=stderr, slot=slot, watch=watch, facts={} if facts is None else facts
+        )
         try:
             return await play_game(job, provider, options)
         finally:

@@ -17,7 +17,9 @@ the log files and either the dashboard or plain lines; the library API
 Stopping: Ctrl-X or ``arena stop`` (``X.cmd``) finish the games in progress;
 SIGINT/SIGTERM (Ctrl-C) stop at once, and the partial games are replayed by
 the next run; ``--max-games`` limits the games started; void games halt the run
-as Gomill does.
+as Gomill does (not those voided by a lost cluster worker); an executor that can
+play no more games (a lost Dask scheduler) halts it at once, its games in
+progress replayed by the next run.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ from arena.run.events import (
     TreeDump,
     looks_like_warning,
 )
-from arena.run.executor import Executor, LocalExecutor, PlayGame
+from arena.run.executor import Executor, ExecutorLost, GameLost, LocalExecutor, PlayGame
 from arena.run.keys import CTRL_X, watch_keys
 from arena.run.match import MatchOptions
 from arena.run.watchdog import Watchdog
@@ -278,6 +280,7 @@ class Ringmaster:
                     watchers.start_soon(self._watch_cmd_file, self.files)
                 if self.options.keyboard:
                     watchers.start_soon(watch_keys, self._on_key)
+                watchers.start_soon(executor.emit_events, self.events.emit)
                 async with trio.open_nursery() as slots:
                     for slot in range(self.options.parallel):
                         slots.start_soon(self._slot, executor, slot)
@@ -340,9 +343,11 @@ class Ringmaster:
                 await self._play(job, slot, play)
 
     async def _play(self, job: GameJob, slot: int, play: PlayGame) -> None:
-        self.events.emit(GameStarted(job.game_id, job.black.code, job.white.code, slot))
         events = self.events
         game_id = job.game_id
+
+        def started(worker: str | None) -> None:
+            events.emit(GameStarted(game_id, job.black.code, job.white.code, slot, worker))
 
         def stderr_line(code: str, line: str) -> None:
             events.emit(EngineStderr(game_id, code, line, looks_like_warning(line)))
@@ -354,12 +359,22 @@ class Ringmaster:
             gtp_log=gtp_logs.open(game_id) if gtp_logs is not None else None,
             on_move=self._move_event if events.wants_moves else None,
         )
+        lost = False
         try:
-            record = await play(job, options)
+            record = await play(job, options, started)
+        except GameLost as exc:  # void, replayed; the machine's fault, not the engines'
+            record, lost = exc.record, True
+        except ExecutorLost as exc:  # no game can finish: stop, this one is replayed next run
+            self._in_progress.pop(game_id, None)
+            self.competition.job_abandoned(job)
+            self._stopping = True
+            self._final_state, self._final_message = RunState.HALTED, str(exc)
+            self._notify()
+            return
         finally:
             if gtp_logs is not None:
                 gtp_logs.close(game_id)
-        self._finished(job, record)
+        self._finished(job, record, lost=lost)
 
     def _move_event(self, game_id: str, colour: Colour, move: Move, moves_played: int) -> None:
         # The dashboard draws at 4 Hz: an event per move would cost more CPU than
@@ -373,8 +388,11 @@ class Ringmaster:
 
     # -- recording ------------------------------------------------------------
 
-    def _finished(self, job: GameJob, record: GameRecord) -> None:
-        """Count the game, queue its record, go on; it is announced once durable."""
+    def _finished(self, job: GameJob, record: GameRecord, *, lost: bool = False) -> None:
+        """Count the game, queue its record, go on; it is announced once durable.
+
+        ``lost``: a void game whose worker was lost, which never halts the run.
+        """
         self._in_progress.pop(job.game_id, None)
         self._next_move_event.pop(job.game_id, None)
         competition = self.competition
@@ -395,7 +413,7 @@ class Ringmaster:
         else:
             reason = record.void_reason or "unknown failure"
             self._voids += 1
-            if competition.record_void(job.game_id, job.pairing, live=True):
+            if competition.record_void(job.game_id, job.pairing, live=True) and not lost:
                 halt_reason = (
                     f"halting competition: too many void games in matchup {job.pairing}"
                     f" (last: {reason})"
