@@ -61,6 +61,7 @@ class CompetitionConfig:
     stderr_to_log: bool = True
     reuse_engines: bool = False
     crash_result: CrashResult = "void"
+    html_report: bool = False  # write X.html (with plots) next to X.report after each run
 
     @property
     def code(self) -> str:
