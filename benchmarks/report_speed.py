@@ -20,8 +20,12 @@ breakdown of one in-process run.
 (what records look like once clocks exist), so the time-per-move plot is
 drawn from about 1.5 million move times.
 
+The reference, timed in the same loop so both see the same machine load, is
+``arena show`` of the same competition (restore and the text report).
+
 Prints a table and, as the last line, ``RESULT {json}`` with
-``html_seconds`` (median of ``--repeat`` in-process runs) and the spread.
+``html_seconds`` (median of ``--repeat`` in-process runs), the spread, and
+the ratio to ``show``.
 
     python benchmarks/report_speed.py [--players 20] [--results 20000] [--repeat 7] [--clocks]
 """
@@ -40,6 +44,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from show_speed import control_file  # this directory: the same all-play-all as show_speed
 
 from arena.competitions.registry import make_competition
 from arena.control.loader import load_control_file
@@ -86,15 +92,7 @@ def _result(rng: random.Random, game_id: str, black: str, white: str, edge: floa
 
 def build(directory: Path, players: int, results: int, seed: int) -> Path:
     """Write the control file and play ``results`` synthetic games into the store."""
-    codes = [f"p{i:02d}" for i in range(players)]
-    pairings = players * (players - 1) // 2
-    rounds = -(-results // pairings)
-    ctl = directory / "big.ctl"
-    ctl.write_text(
-        "competition_type = 'allplayall'\n"
-        f"players = {{{', '.join(f'{c!r}: Player({c!r})' for c in codes)}}}\n"
-        f"board_size = 9\nkomi = 7.5\nrounds = {rounds}\ncompetitors = {codes!r}\n"
-    )
+    ctl, codes = control_file(directory, players, results)  # the show benchmark's
     config = load_control_file(ctl)
     files = CompetitionFiles.for_control_file(ctl)
     competition = make_competition(config)
@@ -151,13 +149,17 @@ def add_clocks(files: CompetitionFiles, seed: int) -> int:
     return timed
 
 
+CPU: list[float] = []  # CPU seconds of each timed run, in order (less sensitive to load)
+
+
 def timed(words: list[str], repeat: int) -> list[float]:
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         with contextlib.redirect_stdout(io.StringIO()):
             status = arena_main(words)
         times.append(time.perf_counter() - start)
+        CPU.append(time.process_time() - cpu)
         if status != 0:
             raise SystemExit(f"arena {' '.join(words)} failed with status {status}")
     return times
@@ -212,7 +214,11 @@ def main() -> None:
 
         words = ["report", str(ctl), "--html"]
         first = timed(words, 1)[0]  # imports matplotlib, warms the file cache
-        runs = timed(words, options.repeat)
+        runs, shows, cpu = [], [], []
+        for _ in range(options.repeat):  # interleaved: both see the same machine load
+            runs += timed(words, 1)
+            cpu.append(CPU[-1])
+            shows += timed(["show", str(ctl)], 1)
         process = []
         for _ in range(3):
             start = time.perf_counter()
@@ -225,6 +231,13 @@ def main() -> None:
 
     print(f"first run in this process (imports matplotlib): {first:.3f} s")
     print(f"report --html, in-process:  {spread(runs)}")
+    print(f"  CPU time of the same runs:  {spread(cpu)}")
+    print(f"reference, show in-process: {spread(shows)}")
+    ratios = [run / show for run, show in zip(runs, shows, strict=True)]
+    print(
+        f"ratio report --html / show: median {statistics.median(ratios):.1f}"
+        f" (from {min(ratios):.1f} to {max(ratios):.1f})"
+    )
     print(f"report --html, new process: {spread(process)}")
     print(f"one run, by phase ({figures} plots):")
     for label, seconds in phases:
@@ -236,7 +249,10 @@ def main() -> None:
         "html_seconds": round(statistics.median(runs), 4),
         "html_best_seconds": round(min(runs), 4),
         "html_worst_seconds": round(max(runs), 4),
+        "html_cpu_seconds": round(statistics.median(cpu), 4),
         "html_new_process_seconds": round(statistics.median(process), 4),
+        "show_seconds": round(statistics.median(shows), 4),
+        "html_over_show": round(statistics.median(ratios), 2),
         "plots": figures,
     }
     print("RESULT " + json.dumps(result))

@@ -27,6 +27,8 @@ from arena.reports.series import (
 )
 from arena.reports.tuner import format_interval
 
+FIRST_ROWS = 12  # candidates in the table; the rest are folded
+
 
 def _candidates_table(snapshot: TunerSnapshot) -> str:
     shown: list[TunerCandidate] = list(snapshot.candidates)
@@ -53,12 +55,20 @@ def _candidates_table(snapshot: TunerSnapshot) -> str:
         "running",
     ]
     classes = ["best" if c.best else "" for c in shown]
-    return (
+    text = (
         "<h3>Candidates, most games first</h3>"
         '<p class="settings">win rate includes the initial visits and wins, as the tuner'
         " uses it; the interval is over the games played</p>"
-        + table(headings, rows, row_classes=classes)
+        + table(headings, rows[:FIRST_ROWS], row_classes=classes[:FIRST_ROWS])
     )
+    if len(rows) > FIRST_ROWS:
+        text += (
+            f"<details><summary>{len(rows) - FIRST_ROWS} more (the text report's"
+            " summary_spec)</summary>"
+            + table(headings, rows[FIRST_ROWS:], row_classes=classes[FIRST_ROWS:])
+            + "</details>"
+        )
+    return text
 
 
 def tuner_page(snapshot: TunerSnapshot, inputs: PageInputs) -> PageContent:

@@ -36,6 +36,7 @@ ACCENT: Final = "#1f6fb2"
 BLACK_STONE: Final = "#2b2b2b"
 WHITE_STONE: Final = "#fafafa"
 ELO_CLIP: Final = 1200.0  # an Elo curve beyond this is cut at the edge
+BANDS: Final = 4  # the ratings history shades intervals up to this many players (more: a blur)
 END_COLOURS: Final[Mapping[EndReason, tuple[str, str]]] = {
     EndReason.SCORE: ("scored", "#4c78a8"),
     EndReason.RESIGN: ("resigned", "#72b7b2"),
@@ -66,7 +67,10 @@ def elo_figure(series: EloSeries, prefix: str, sprt: SPRT | None = None) -> str:
     values = [e.value for e in series.elo]
     lows = [e.lower for e in series.elo]
     highs = [e.upper for e in series.elo]
-    bottom, top = _finite_range(values + lows + highs)
+    # The first few games' intervals span thousands of Elo: scale to the curve and to
+    # the intervals from a fifth of the way on, and let the early band run off.
+    settled = len(series.elo) // 5 if len(series.elo) > 5 else 0
+    bottom, top = _finite_range(values + lows[settled:] + highs[settled:])
 
     def clip(seq: Sequence[float], beyond: float = 0.0) -> list[float]:
         # An all-wins (all-losses) score has an infinite Elo: the curve runs
@@ -362,7 +366,7 @@ def ratings_history_figure(series: RatingsSeries, prefix: str) -> str:
             lows.append(elo.lower)
             highs.append(elo.upper)
         colour = colours(index % colours.N)
-        if len(order) <= 6:
+        if len(order) <= BANDS:
             axes.fill_between(
                 xs,
                 [max(v, bottom - 1e3) for v in lows],
@@ -382,7 +386,7 @@ def ratings_history_figure(series: RatingsSeries, prefix: str) -> str:
     note(
         axes,
         f"Bradley–Terry fit after each step; {anchor} = 0"
-        + ("; bands: 95% intervals" if len(order) <= 6 else ""),
+        + ("; bands: 95% intervals" if len(order) <= BANDS else ""),
     )
     axes.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
     legend = text_width(order, 9.0) + 0.55

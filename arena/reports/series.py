@@ -275,16 +275,22 @@ class CandidatePoint:
         return wilson_interval(self.won, self.games, confidence)
 
 
+def _tick_label(formatted: str) -> str:
+    """A formatted engine value as a tick: without the name ('c: 0.35'), numbers kept short."""
+    text = _NAMED.sub("", formatted)  # the axis is named already
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return text if len(text) <= 7 else f"{value:.4g}"  # '%s' of 10**0.5: 3.1622776601683795
+
+
 def parameter_axes(settings: McTunerSettings) -> tuple[ParameterAxis, ...]:
     """The tuner's parameters as plot axes, labelled with the engine values."""
     axes = []
     for parameter in settings.parameters:
         ticks = tuple(centres(parameter.split))
-        labels = tuple(
-            # The format usually names the parameter ('c: %.2f'); the axis already does.
-            _NAMED.sub("", parameter.format_value(parameter.scale(f)))
-            for f in ticks
-        )
+        labels = tuple(_tick_label(parameter.format_value(parameter.scale(f))) for f in ticks)
         axes.append(ParameterAxis(parameter.code, parameter.split, ticks, labels))
     return tuple(axes)
 

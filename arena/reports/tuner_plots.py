@@ -18,6 +18,7 @@ from typing import Final
 
 import matplotlib as mpl
 from matplotlib.axes import Axes
+from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
@@ -26,7 +27,7 @@ from arena.reports.series import CandidatePoint, ParameterAxis
 from arena.reports.svg import WIDTH, YLABEL, new_figure, note, set_margins, text_width, to_svg
 
 RATE_COLOURS: Final = "RdYlGn"
-BEST: Final = "#d04a2f"
+BEST: Final = "#1d2329"  # the best candidate: dark, a colour no win rate has
 
 
 def _set_axis_ticks(axes: Axes, axis: ParameterAxis, which: str) -> None:
@@ -117,13 +118,15 @@ def _map(points: Sequence[CandidatePoint], axes_info: Sequence[ParameterAxis], p
                 zorder=4,
             )
         if point.games >= 0.15 * most:
+            rate = point.won / point.games
             axes.annotate(
                 str(point.games),
                 (point.position[0], point.position[1]),
                 ha="center",
                 va="center",
-                fontsize=7.5,
-                color="#222222",
+                fontsize=8,
+                fontweight="bold",
+                color="white" if abs(rate - 0.5) > 0.3 else "#222222",  # on a dark disc
                 zorder=5,
             )
     _set_axis_ticks(axes, axes_info[0], "x")
@@ -135,9 +138,20 @@ def _map(points: Sequence[CandidatePoint], axes_info: Sequence[ParameterAxis], p
         bottom=0.55 + rotated,
         right=0.1,
     )
-    figure.colorbar(scatter, ax=axes, label="win rate", shrink=0.8)
+    return _finish(
+        figure,
+        axes,
+        scatter,
+        prefix,
+        "disc area: games played (number: games); colour: win rate; dark ring: best",
+    )
+
+
+def _finish(figure: Figure, axes: Axes, rates: ScalarMappable, prefix: str, text: str) -> str:
+    """The win-rate colour bar, the title and its note, then the SVG."""
+    figure.colorbar(rates, ax=axes, label="win rate", shrink=0.8)
     axes.set_title("Candidates over the parameter space")
-    note(axes, "disc area: games played (number: games); colour: win rate; red ring: best")
+    note(axes, text)
     return to_svg(figure, prefix)
 
 
@@ -162,27 +176,32 @@ def _parallel(
     for x, axis in zip(xs, axes_info, strict=True):
         axes.axvline(x, color="#999999", linewidth=0.8)
         step = max(1, math.ceil(axis.split / 8))
+        last = x == xs[-1]  # its labels go inside, clear of the colour bar
         for tick, label in zip(axis.ticks[::step], axis.labels[::step], strict=True):
             axes.annotate(
                 label,
                 (x, tick),
-                xytext=(3, 0),
+                xytext=(-3 if last else 3, 0),
                 textcoords="offset points",
+                ha="right" if last else "left",
                 fontsize=7.5,
                 va="center",
-                color="#444444",
+                color="#333333",
+                zorder=6,
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
             )
     axes.set_xticks(xs, [axis.code for axis in axes_info])
     axes.set_yticks([])
     axes.set_ylim(0, 1)
     axes.grid(visible=False)
     set_margins(figure, left=0.3, right=0.1)
-    figure.colorbar(
-        mpl.cm.ScalarMappable(norm=norm, cmap=cmap), ax=axes, label="win rate", shrink=0.8
+    return _finish(
+        figure,
+        axes,
+        ScalarMappable(norm=norm, cmap=cmap),
+        prefix,
+        "one line per candidate; width: games played; colour: win rate; dark: best",
     )
-    axes.set_title("Candidates over the parameter space")
-    note(axes, "one line per candidate; width: games played; colour: win rate; red: best")
-    return to_svg(figure, prefix)
 
 
 def candidates_figure(

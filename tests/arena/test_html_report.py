@@ -143,20 +143,25 @@ def allplayall_ctl(directory: Path, competitors: int = 4) -> Path:
     return path
 
 
-def tuner_ctl(directory: Path) -> Path:
+TUNER_PARAMETERS = (
+    "Parameter('playouts', scale=LOG(10, 1000, integer=True), split=3, format='p: %d')",
+    "Parameter('c', scale=LINEAR(0.2, 1.4), split=4, format='c: %.2f')",
+    "Parameter('k', scale=LOG(1, 100), split=2)",
+)
+
+
+def tuner_ctl(directory: Path, parameters: int = 2, max_depth: int = 1) -> Path:
+    codes = ["playouts", "c", "k"][:parameters]
     path = directory / "tune.ctl"
     path.write_text(
         "competition_type = 'mc_tuner'\n"
-        "def make_candidate(playouts, c):\n"
-        "    return Player(['engine', str(playouts), str(c)])\n"
+        f"def make_candidate({', '.join(codes)}):\n"
+        f"    return Player(['engine', {', '.join(f'str({c})' for c in codes)}])\n"
         "players = {'fixed': Player('fixed')}\n"
-        "parameters = [\n"
-        "    Parameter('playouts', scale=EXPLICIT([10, 100, 1000]), split=3, format='p: %d'),\n"
-        "    Parameter('c', scale=LINEAR(0.2, 1.4), split=4, format='c: %.2f'),\n"
-        "]\n"
+        f"parameters = [{', '.join(TUNER_PARAMETERS[:parameters])}]\n"
         "board_size = 9\nkomi = 7.5\nopponent = 'fixed'\ncandidate_colour = 'w'\n"
         "number_of_games = 100\nexploration_coefficient = 0.5\n"
-        "initial_visits = 2\ninitial_wins = 1\n"
+        f"initial_visits = 2\ninitial_wins = 1\nmax_depth = {max_depth}\n"
     )
     return path
 
@@ -307,8 +312,30 @@ def test_tuner_page_places_every_candidate(tmp_path: Path) -> None:
     # The axes carry the engine values as the control file formats them, named once.
     candidates = page[page.index('id="fig-candidates"') : page.index('id="fig-parameter-')]
     texts = set(re.findall(r"<text[^>]*>([^<]*)</text>", candidates))
-    assert {"10", "100", "1000", "0.35", "0.65", "0.95", "1.25", "playouts", "c"} <= texts
+    assert {"22", "100", "464", "0.35", "0.65", "0.95", "1.25", "playouts", "c"} <= texts
     assert not any(text.startswith(("p: ", "c: ")) for text in texts)
+
+
+@pytest.mark.parametrize(
+    ("parameters", "plots"),
+    [
+        (1, ["fig-candidates", "fig-length"]),  # a row: no marginals, it is one
+        (3, ["fig-candidates", "fig-parameter-playouts", "fig-parameter-c", "fig-parameter-k"]),
+    ],
+)
+def test_tuner_page_with_one_or_three_parameters(
+    tmp_path: Path, parameters: int, plots: list[str]
+) -> None:
+    ctl = tuner_ctl(tmp_path, parameters, max_depth=2)
+    _play(ctl, 60, {})
+    page, found = report(ctl)
+    assert [f for f in found.figures if f != "fig-length" or parameters == 1] == plots
+    candidates = page[page.index('id="fig-candidates"') :]
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", candidates[: candidates.index("</svg>")])
+    # Every axis is named and labelled with the engine values, one line per parameter.
+    assert {"22", "100", "464"} <= set(texts)
+    if parameters == 3:
+        assert {"playouts", "c", "k", "0.35", "1.25", "3.162", "31.62"} <= set(texts)
 
 
 def _with_clocks(files: CompetitionFiles, game_ids: list[str]) -> None:
