@@ -29,7 +29,7 @@ from gtp.vertex import Colour
 
 _NAMED: Final = re.compile(r"^[A-Za-z_][\w ]*:\s+")
 ELO_POINTS: Final = 150  # points of a pairing's Elo curve
-RATING_POINTS: Final = 24  # Bradley–Terry fits along an all-play-all
+RATING_POINTS: Final = 16  # Bradley–Terry fits along an all-play-all (each costs a fit)
 
 
 # Where a score (player_score) is counted in [wins, losses, jigos, unknown].
