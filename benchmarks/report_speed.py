@@ -126,7 +126,7 @@ def build(directory: Path, players: int, results: int, seed: int) -> Path:
     return ctl
 
 
-_MOVE = re.compile(rb";([BW])\[([a-z]{0,2})\]")
+_MOVE = re.compile(rb";\s*([BW])\[([a-z]{0,2})\]")  # sgfmill breaks lines before some nodes
 
 
 def add_clocks(files: CompetitionFiles, seed: int) -> int:

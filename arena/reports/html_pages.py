@@ -79,10 +79,14 @@ def games_plots(
     ]
     times = times_by_player(results, history.move_times)
     if times:
+        sample = None
+        if history.sampled_from is not None:
+            timed = sum(1 for result in results if result.game_id in history.move_times)
+            sample = f"from {timed} of {len(results)} games, evenly spread"
         shown.append(
             Plot(
                 f"fig-time{name}",
-                plots.time_figure(times, f"time{name}"),
+                plots.time_figure(times, f"time{name}", sample),
                 "Time per move for each player",
             )
         )

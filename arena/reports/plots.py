@@ -246,7 +246,9 @@ def _seconds(value: float) -> str:
     return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
 
 
-def time_figure(times: Mapping[str, Sequence[float]], prefix: str) -> str:
+def time_figure(
+    times: Mapping[str, Sequence[float]], prefix: str, sample: str | None = None
+) -> str:
     """Time per move per player: boxes from quartiles, whiskers at 5% and 95%, the mean."""
     players = sorted(times)
     figure, axes = new_figure(1.45 + 0.55 * len(players))
@@ -289,7 +291,8 @@ def time_figure(times: Mapping[str, Sequence[float]], prefix: str) -> str:
     axes.set_xlabel("seconds per move")
     axes.grid(axis="y", visible=False)
     axes.set_title("Time per move")
-    note(axes, "box: middle half of the moves; whiskers: 5% to 95%; diamond: mean")
+    explained = "box: middle half of the moves; whiskers: 5% to 95%; diamond: mean"
+    note(axes, explained if sample is None else f"{explained}; {sample}")
     set_margins(figure, left=text_width(players) + 0.25)
     return to_svg(figure, prefix)
 

@@ -22,7 +22,13 @@ from arena.competitions.registry import make_competition
 from arena.competitions.snapshots import AllPlayAllSnapshot
 from arena.control.loader import load_control_file
 from arena.errors import ControlFileError
-from arena.reports.history import load_history, move_times_from_sgf
+from arena.reports import history
+from arena.reports.history import (
+    _times_from_clock_values,
+    _times_from_nodes,
+    load_history,
+    move_times_from_sgf,
+)
 from arena.reports.series import (
     by_pairing,
     checkpoints,
@@ -54,6 +60,19 @@ from .fakes import fake_command
             (1.5, 3.0),
             (1.0, 9.0),
         ),
+        # Comments are text, whatever they hold.
+        (
+            "(;SZ[7]TM[60]C[seen: ;B[aa]BL[1\\]];B[aa]BL[58]C[BL[3]];W[bb]WL[59];B[cc]BL[57.5])",
+            (2.0, 0.5),
+            (1.0,),
+        ),
+        ("(;SZ[7]TM[60];B[aa]BL[58]C[x BL[3] y];W[bb]WL[59];B[cc]BL[57.5])", (2.0, 0.5), (1.0,)),
+        # A move without its time left breaks that side's chain.
+        (
+            "(;SZ[7]TM[60];B[aa]BL[58];W[bb]WL[59];B[cc];W[dd]WL[58];B[ee]BL[50])",
+            (2.0,),
+            (1.0, 1.0),
+        ),
         # Without TM the first move of each side cannot be told.
         ("(;SZ[7];B[aa]BL[58];W[bb]WL[59];B[cc]BL[55];W[]WL[58.25])", (3.0,), (0.75,)),
         # Overtime (OB/OW) and a clock that went up (new period, increment) are left out.
@@ -75,6 +94,22 @@ def test_move_times_from_the_time_left(
     assert times is not None
     assert times.black == pytest.approx(black)
     assert times.white == pytest.approx(white)
+
+
+def test_the_quick_reading_agrees_with_reading_node_by_node() -> None:
+    rng = random.Random(5)
+    nodes = []
+    left = {"B": 900.0, "W": 900.0}
+    for number in range(300):
+        colour = "BW"[number % 2]
+        left[colour] -= rng.expovariate(0.5)
+        comment = f"C[move {number}; [{rng.random()}\\] ok]" if number % 7 else ""
+        nodes.append(f";{colour}[{'abcdefg'[number % 7]}a]{colour}L[{left[colour]:.3f}]{comment}")
+    record = ("(;GM[1]SZ[7]TM[900]C[a;b]" + "".join(nodes) + ")").encode()
+    quick, exact = _times_from_clock_values(record), _times_from_nodes(record)
+    assert quick is not None and exact is not None
+    assert len(exact.black) == len(exact.white) == 150
+    assert quick == exact
 
 
 def test_checkpoints_are_spread_and_end_at_the_total() -> None:
@@ -360,6 +395,26 @@ def test_time_per_move_appears_when_records_carry_clocks(tmp_path: Path) -> None
     section = page[page.index('id="fig-time-w_o"') :]
     # Two moves a side in each of the 20 games: 40 moves per player.
     assert "40 moves" in section[: section.index("</figure>")]
+
+
+def test_time_per_move_of_a_large_competition_comes_from_a_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ctl = playoff_ctl(tmp_path)
+    files = _play(ctl, 60, {"strong": 200.0})
+    every = [r.game_id for r in load_history(files).results]
+    _with_clocks(files, every)
+    monkeypatch.setattr(history, "MOST_TIMED", 12)
+    sample = load_history(files)
+    assert len(sample.move_times) == 12 and sample.sampled_from == 60
+    # Spread over the whole competition, not the first games.
+    assert every[0] in sample.move_times and every[-1] in sample.move_times
+    page, found = report(ctl)
+    assert {"fig-time-0", "fig-time-w_o"} <= set(found.figures)
+    assert "games, evenly spread" in page
+    monkeypatch.setattr(history, "MOST_TIMED", 100)
+    assert len(load_history(files).move_times) == 60
+    assert "evenly spread" not in report(ctl)[0]
 
 
 # ---------------------------------------------------------------------------
