@@ -36,6 +36,7 @@ from arena.reports.text import competition_report
 from arena.results import GameResult
 from arena.stats.matchstats import format_elo, format_elo_brief, stats_lines
 
+NO_GAMES = '<p class="note">No games played yet.</p>'
 MAX_PAIRING_PLOTS = 10  # an all-play-all draws each pairing's Elo curve up to this many pairings
 
 
@@ -215,7 +216,7 @@ def matchup_section(
         settings = matchup.settings.describe()
     body: list[str] = []
     if tally.games == 0:
-        body.append('<p class="note">No games played yet.</p>')
+        body.append(NO_GAMES)
     else:
         body.append(matchup_table(matchup))
         lines = _count_notes(matchup) + (stats_lines(matchup.stats) if matchup.stats else [])
@@ -380,7 +381,9 @@ def allplayall_page(snapshot: AllPlayAllSnapshot, inputs: PageInputs) -> PageCon
         )
         shown.extend(games_plots(results, inputs.history))
     sections.append(
-        '<section id="plots"><h2>Ratings and games</h2>' + figures(shown) + "</section>"
+        '<section id="plots"><h2>Ratings and games</h2>'
+        + (figures(shown) if shown else NO_GAMES)
+        + "</section>"
     )
     sections.append(pairings_section(snapshot, results))
     sections.append(players_section(snapshot.competitors, dict(snapshot.engines)))

@@ -11,6 +11,7 @@ from arena.competitions.snapshots import TunerCandidate, TunerSnapshot
 from arena.control.tuner import tuner_settings
 from arena.reports import tuner_plots
 from arena.reports.html_pages import (
+    NO_GAMES,
     PageContent,
     PageInputs,
     games_plots,
@@ -33,7 +34,7 @@ FIRST_ROWS = 12  # candidates in the table; the rest are folded
 def _candidates_table(snapshot: TunerSnapshot) -> str:
     shown: list[TunerCandidate] = list(snapshot.candidates)
     if not shown:
-        return '<p class="note">No games played yet.</p>'
+        return NO_GAMES
     confidence = f"{100 * snapshot.confidence:g}%"
     rows: list[list[Cell | str]] = [
         [
@@ -76,7 +77,7 @@ def tuner_page(snapshot: TunerSnapshot, inputs: PageInputs) -> PageContent:
     results = inputs.history.results
     best = snapshot.best
     if best is None:
-        lead = '<p class="note">No games played yet.</p>'
+        lead = NO_GAMES
     else:
         lead = (
             f"<p><strong>{esc(best.heading)}</strong>: won {best.games_won} of {best.games}"
@@ -125,7 +126,7 @@ def tuner_page(snapshot: TunerSnapshot, inputs: PageInputs) -> PageContent:
     shown.extend(games_plots(results, inputs.history))
     sections.append(
         '<section id="space"><h2>Where the games went</h2>'
-        + (figures(shown) if shown else '<p class="note">No games played yet.</p>')
+        + (figures(shown) if shown else NO_GAMES)
         + "</section>"
     )
     sections.append(players_section([snapshot.opponent], dict(snapshot.engines)))

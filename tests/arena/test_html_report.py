@@ -373,6 +373,14 @@ def test_tuner_page_with_one_or_three_parameters(
         assert {"playouts", "c", "k", "0.35", "1.25", "3.162", "31.62"} <= set(texts)
 
 
+def test_before_the_first_game_every_page_says_so(tmp_path: Path) -> None:
+    for ctl in (playoff_ctl(tmp_path), allplayall_ctl(tmp_path), tuner_ctl(tmp_path)):
+        page, found = report(ctl)
+        assert found.figures == []
+        assert "No games played yet." in page
+        assert "0 games played" in page or "0/100 games played" in page
+
+
 def _with_clocks(files: CompetitionFiles, game_ids: list[str]) -> None:
     """Records carrying BL/WL, as a run with a clock writes them."""
     files.games_dir.mkdir(exist_ok=True)
