@@ -142,7 +142,7 @@ def _collect(events: list[dict[str, Any]], visit: PageVisit) -> None:
 
 
 def _high_pipe() -> tuple[int, int]:
-    """A pipe whose ends are above fd 9, so the shell can put them on 3 and 4 safely."""
+    """A pipe whose ends are above fd 9: putting them on 3 and 4 cannot close one of them."""
     ends = []
     for fd in os.pipe():
         ends.append(fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10))
@@ -184,16 +184,20 @@ def open_page(
             "about:blank",
         ]
 
-        def onto_3_and_4() -> None:
-            # In the child: Chromium reads commands on fd 3 and writes on fd 4.
-            # dup2 makes them inheritable; every other fd of ours is close-on-exec.
-            os.dup2(to_browser_read, 3)
-            os.dup2(from_browser_write, 4)
-
+        # Chromium reads commands on fd 3 and writes on fd 4: bash puts our pipe
+        # ends there (sh cannot name fds above 9) and closes the originals.
+        script = 'exec 3<&"$1" 4>&"$2"; eval "exec $1<&- $2>&-"; shift 2; exec "$@"'
         process = subprocess.Popen(
-            arguments,
-            preexec_fn=onto_3_and_4,
-            close_fds=False,
+            [
+                "bash",
+                "-c",
+                script,
+                "bash",
+                str(to_browser_read),
+                str(from_browser_write),
+                *arguments,
+            ],
+            pass_fds=(to_browser_read, from_browser_write),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -141,3 +141,17 @@ def test_tuner_page(tmp_path: Path, chromium: str) -> None:
             "fig-length": "Game length",
         },
     )
+
+
+def test_the_browser_check_sees_errors_and_fetches(tmp_path: Path, chromium: str) -> None:
+    """What check_page relies on: a broken page is seen as broken."""
+    page = tmp_path / "broken.html"
+    page.write_text(
+        "<!DOCTYPE html><html><body><p>broken</p><img src='missing.png'>"
+        "<script>console.error('boom'); undefinedFunction();</script></body></html>"
+    )
+    visit = open_page(page, "document.querySelectorAll('figure.plot').length", chromium=chromium)
+    assert visit.value == 0
+    assert any("boom" in error for error in visit.errors)
+    assert any("undefinedFunction" in error for error in visit.errors)
+    assert (tmp_path / "missing.png").as_uri() in visit.requests
