@@ -100,9 +100,9 @@ def players_section(codes: Sequence[str], engines: dict[str, str]) -> str:
     for code in codes:
         first, *rest = describe_players([code], engines)
         if rest:
+            more = "\n".join(line[2:] for line in rest)  # describe_players indents by two
             items.append(
-                f"<details><summary>{esc(first)}</summary><pre>"
-                f"{esc(chr(10).join(line[2:] for line in rest))}</pre></details>"
+                f"<details><summary>{esc(first)}</summary><pre>{esc(more)}</pre></details>"
             )
         else:
             items.append(f"<p>{esc(first)}</p>")
