@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -31,6 +31,7 @@ from arena.store.restore import load_competition
 if TYPE_CHECKING:
     from arena.run.ringmaster import RunOptions, RunSummary
 
+MISSING_MATPLOTLIB: Final = "the HTML report needs matplotlib: pip install 'gtp-arena[report]'"
 ACTIONS: Final = ("run", "show", "report", "reset", "check", "stop", "export", "watch")
 EXIT_OK: Final = 0
 EXIT_ERROR: Final = 1
@@ -67,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Run competitions between GTP Go engines, described by a Gomill-style"
             " control file.  Actions: run (the default) plays the games; show prints"
-            " the results; report rewrites X.report; reset deletes every output file;"
+            " the results; report rewrites X.report (and with --html the page X.html,"
+            " with plots); reset deletes every output file;"
             " check tries each engine; stop asks a running competition to finish the"
             " games in progress and stop; export writes one row per game (CSV or JSON);"
             " watch shows the live dashboard of a run going on elsewhere."
@@ -110,7 +112,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--format", choices=EXPORT_FORMATS, default="csv", help="export: csv (default) or json"
     )
-    parser.add_argument("-o", "--output", metavar="FILE", help="export: write here, not stdout")
+    parser.add_argument(
+        "--html",
+        action="store_true",
+        help="report: also write X.html, a page with plots (needs gtp-arena[report])",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="export: write here, not stdout; report --html: write the page here, not X.html",
+    )
     return parser
 
 
@@ -137,6 +149,29 @@ def split_words(words: Sequence[str]) -> tuple[str, str]:
     raise UsageError(
         f"expected one action ({', '.join(ACTIONS)}) and a control file, not {first!r} {second!r}"
     )
+
+
+def _html_writer() -> Callable[..., Path]:
+    """``write_html_report``, imported only when wanted: it needs matplotlib (``[report]``)."""
+    try:
+        from arena.reports.html import write_html_report
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] == "matplotlib":
+            raise RunError(MISSING_MATPLOTLIB) from None
+        raise RunError(f"the HTML report cannot load its plotting library: {exc}") from None
+    return write_html_report
+
+
+def _write_html_after_run(config: CompetitionConfig, quiet: bool) -> None:
+    """X.html after a run of a control file with ``html_report = True`` (X.report's page)."""
+    files = CompetitionFiles.for_control_file(config.control_path)
+    try:
+        path = _html_writer()(config, _load_results(config).snapshot(), files)
+    except (RunError, StateError) as exc:  # the games are safe: say so, keep the run's status
+        print(f"arena: {files.html_report.name} not written: {exc}", file=sys.stderr)
+        return
+    if not quiet:
+        print(f"wrote {path}")
 
 
 def _load_results(config: CompetitionConfig) -> Competition:
@@ -228,10 +263,16 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         sys.stdout.write(competition_report(_load_results(config).snapshot()))
         return EXIT_OK
     if action == "report":
-        text = competition_report(_load_results(config).snapshot())
-        files.report.write_text(text, encoding="utf-8")
+        write_html = _html_writer() if options.html else None  # fails before writing anything
+        snapshot = _load_results(config).snapshot()
+        files.report.write_text(competition_report(snapshot), encoding="utf-8")
+        written = [files.report]
+        if write_html is not None:
+            target = Path(options.output) if options.output else None
+            written.append(write_html(config, snapshot, files, target))
         if not options.quiet:
-            print(f"wrote {files.report}")
+            for path in written:
+                print(f"wrote {path}")
         return EXIT_OK
     if action == "export":
         export_command(files, options.format, options.output)
@@ -259,6 +300,8 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         for failure in failures:
             print(f"arena: {failure}", file=sys.stderr)
         return EXIT_ERROR if failures else EXIT_OK
+    if config.html_report:
+        _html_writer()  # say so now, not after the games
     run_options = RunOptions(
         parallel=options.parallel or 1,
         max_games=options.max_games,
@@ -279,6 +322,8 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
             config,
             run_options,
         )
+    if config.html_report:
+        _write_html_after_run(config, options.quiet)
     if summary.state is RunState.HALTED:
         print(f"arena: {summary.message}", file=sys.stderr)
         return EXIT_ERROR

@@ -45,8 +45,8 @@ from arena_cli.main import main as arena_main
 from gtp.vertex import Colour
 
 
-def build(directory: Path, players: int, results: int, seed: int) -> Path:
-    """Write the control file, the journal and the status; returns the control file."""
+def control_file(directory: Path, players: int, results: int) -> tuple[Path, list[str]]:
+    """An all-play-all of ``players`` (never started) with rounds enough for ``results``."""
     codes = [f"p{i:02d}" for i in range(players)]
     pairings = players * (players - 1) // 2
     rounds = -(-results // pairings)  # enough rounds for every result
@@ -56,6 +56,12 @@ def build(directory: Path, players: int, results: int, seed: int) -> Path:
         f"players = {{{', '.join(f'{c!r}: Player({c!r})' for c in codes)}}}\n"
         f"board_size = 9\nkomi = 7.5\nrounds = {rounds}\ncompetitors = {codes!r}\n"
     )
+    return ctl, codes
+
+
+def build(directory: Path, players: int, results: int, seed: int) -> Path:
+    """Write the control file, the journal and the status; returns the control file."""
+    ctl, codes = control_file(directory, players, results)
     config = load_control_file(ctl)
     competition = make_competition(config)
     store = StateStore(CompetitionFiles.for_control_file(ctl), "allplayall", durable=False)

@@ -115,6 +115,8 @@ PURE = [
     *modules("arena/control"),
     *modules("arena/stats"),
     "arena.reports.text",
+    "arena.reports.series",
+    "arena.reports.html_parts",
     "arena.results",
 ]
 

@@ -64,6 +64,7 @@ class CompetitionConfig:
     reuse_engines: bool = False
     crash_result: CrashResult = "void"
     cluster: str | None = None  # a Dask scheduler's address: play the games there
+    html_report: bool = False  # write X.html (with plots) next to X.report after each run
 
     @property
     def code(self) -> str:

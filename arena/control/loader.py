@@ -211,7 +211,13 @@ def _parse_common(
     description = control.get("description")
     if description is not None:
         values["description"] = as_str(description, control.where("description")).strip()
-    for name in ("record_games", "skip_player_checks", "stderr_to_log", "reuse_engines"):
+    for name in (
+        "record_games",
+        "skip_player_checks",
+        "stderr_to_log",
+        "reuse_engines",
+        "html_report",
+    ):
         if control.has(name):
             values[name] = as_bool(control.get(name), control.where(name))
     if control.has("crash_result"):

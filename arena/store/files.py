@@ -68,6 +68,10 @@ class CompetitionFiles:
         return self._file("report")
 
     @property
+    def html_report(self) -> Path:
+        return self._file("html")
+
+    @property
     def cmd(self) -> Path:
         return self._file("cmd")
 
@@ -102,6 +106,7 @@ class CompetitionFiles:
             self.hist,
             self.events,
             self.report,
+            self.html_report,
             self.cmd,
             self.games_dir,
             self.void_dir,

@@ -47,6 +47,7 @@ def test_gomill_file_names(tmp_path: Path) -> None:
         "comp.hist",
         "comp.events",
         "comp.report",
+        "comp.html",
         "comp.cmd",
         "comp.games",
         "comp.void",

@@ -1,0 +1,498 @@
+"""The HTML report without a browser: move times from records, the series, the page, the command.
+
+Competitions here are built on disk through the real store (results drawn
+from a seeded random stream, recorded by the competition and journalled), so
+the page is made from the same files a run leaves.  The browser test
+(tests/integration/test_html_report_browser.py) opens pages of real runs.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import random
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from arena.competitions.registry import make_competition
+from arena.competitions.snapshots import AllPlayAllSnapshot
+from arena.control.loader import load_control_file
+from arena.errors import ControlFileError
+from arena.reports import history
+from arena.reports.history import (
+    _times_from_clock_values,
+    _times_from_nodes,
+    load_history,
+    move_times_from_sgf,
+)
+from arena.reports.series import (
+    by_pairing,
+    checkpoints,
+    colour_records,
+    elo_series,
+    ratings_series,
+)
+from arena.results import EndReason, GameResult
+from arena.store.files import CompetitionFiles
+from arena.store.journal import ResultEntry, StateStore, read_state
+from arena.store.restore import load_competition
+from arena_cli.main import main
+from gtp.vertex import Colour
+
+from .fakes import fake_command
+
+# ---------------------------------------------------------------------------
+# Move times from SGF BL/WL
+
+
+@pytest.mark.parametrize(
+    ("sgf", "black", "white"),
+    [
+        # No clock: nothing to show.
+        ("(;GM[1]SZ[7];B[aa];W[bb])", None, None),
+        # Main time: each move's time is the drop since the side's last move (from TM).
+        (
+            "(;GM[1]SZ[7]TM[60];B[aa]BL[58.5];W[bb]WL[59];B[cc]BL[55.5]C[a;b\\]c];W[dd]WL[50])",
+            (1.5, 3.0),
+            (1.0, 9.0),
+        ),
+        # Comments are text, whatever they hold.
+        (
+            "(;SZ[7]TM[60]C[seen: ;B[aa]BL[1\\]];B[aa]BL[58]C[BL[3]];W[bb]WL[59];B[cc]BL[57.5])",
+            (2.0, 0.5),
+            (1.0,),
+        ),
+        ("(;SZ[7]TM[60];B[aa]BL[58]C[x BL[3] y];W[bb]WL[59];B[cc]BL[57.5])", (2.0, 0.5), (1.0,)),
+        # A move without its time left breaks that side's chain.
+        (
+            "(;SZ[7]TM[60];B[aa]BL[58];W[bb]WL[59];B[cc];W[dd]WL[58];B[ee]BL[50])",
+            (2.0,),
+            (1.0, 1.0),
+        ),
+        # Without TM the first move of each side cannot be told.
+        ("(;SZ[7];B[aa]BL[58];W[bb]WL[59];B[cc]BL[55];W[]WL[58.25])", (3.0,), (0.75,)),
+        # Overtime (OB/OW) and a clock that went up (new period, increment) are left out.
+        (
+            "(;TM[10];B[aa]BL[4];W[bb]WL[9];B[cc]BL[30]OB[5];W[dd]WL[8];B[ee]BL[25]OB[5]"
+            ";W[ff]WL[12];W[gg]WL[11.5])",
+            (6.0,),
+            (1.0, 1.0, 0.5),
+        ),
+    ],
+)
+def test_move_times_from_the_time_left(
+    sgf: str, black: tuple[float, ...] | None, white: tuple[float, ...] | None
+) -> None:
+    times = move_times_from_sgf(sgf.encode())
+    if black is None:
+        assert times is None
+        return
+    assert times is not None
+    assert times.black == pytest.approx(black)
+    assert times.white == pytest.approx(white)
+
+
+def test_the_quick_reading_agrees_with_reading_node_by_node() -> None:
+    rng = random.Random(5)
+    nodes = []
+    left = {"B": 900.0, "W": 900.0}
+    for number in range(300):
+        colour = "BW"[number % 2]
+        left[colour] -= rng.expovariate(0.5)
+        comment = f"C[move {number}; [{rng.random()}\\] ok]" if number % 7 else ""
+        nodes.append(f";{colour}[{'abcdefg'[number % 7]}a]{colour}L[{left[colour]:.3f}]{comment}")
+    record = ("(;GM[1]SZ[7]TM[900]C[a;b]" + "".join(nodes) + ")").encode()
+    quick, exact = _times_from_clock_values(record), _times_from_nodes(record)
+    assert quick is not None and exact is not None
+    assert len(exact.black) == len(exact.white) == 150
+    assert quick == exact
+
+
+def test_checkpoints_are_spread_and_end_at_the_total() -> None:
+    assert checkpoints(0, 10) == []
+    assert checkpoints(5, 10) == [1, 2, 3, 4, 5]
+    assert checkpoints(1000, 4) == [250, 500, 750, 1000]
+    assert len(checkpoints(20_000, 150)) == 150
+
+
+# ---------------------------------------------------------------------------
+# Competitions on disk
+
+
+def _play(ctl: Path, games: int, strength: dict[str, float], seed: int = 1) -> CompetitionFiles:
+    """Record ``games`` seeded results into the competition's store (journal and status)."""
+    config = load_control_file(ctl)
+    files = CompetitionFiles.for_control_file(ctl)
+    competition = make_competition(config)
+    store = StateStore(files, config.competition_type, durable=False)
+    store.open()
+    rng = random.Random(seed)
+    for _ in range(games):
+        job = competition.next_job()
+        assert job is not None
+        black, white = job.black.code, job.white.code
+        edge = strength.get(black, 0.0) - strength.get(white, 0.0)
+        winner = Colour.BLACK if rng.random() < 1 / (1 + 10 ** (-edge / 400)) else Colour.WHITE
+        end = EndReason.RESIGN if rng.random() < 0.5 else EndReason.SCORE
+        result = GameResult(
+            job.game_id,
+            black,
+            white,
+            winner,
+            end,
+            margin=3.5 if end is EndReason.SCORE else None,
+            moves=rng.randint(20, 80),
+        )
+        competition.record_result(result, {})
+        store.append(ResultEntry(result, {}))
+    store.write_status(competition.to_state())
+    store.close()
+    return files
+
+
+def playoff_ctl(directory: Path, extra: str = "") -> Path:
+    path = directory / "duel.ctl"
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        "players = {'strong': Player('x'), 'weak': Player('y'), 'other': Player('z')}\n"
+        "board_size = 9\nkomi = 7.5\n" + extra + "matchups = [\n"
+        "  Matchup('strong', 'weak', alternating=True, number_of_games=40),\n"
+        "  Matchup('weak', 'other', alternating=True, id='w_o', number_of_games=20),\n"
+        "]\n"
+    )
+    return path
+
+
+def allplayall_ctl(directory: Path, competitors: int = 4) -> Path:
+    codes = [f"p{i}" for i in range(competitors)]
+    path = directory / "league.ctl"
+    path.write_text(
+        "competition_type = 'allplayall'\n"
+        f"players = {{{', '.join(f'{c!r}: Player({c!r})' for c in codes)}}}\n"
+        f"board_size = 9\nkomi = 7.5\nrounds = 10\ncompetitors = {codes!r}\n"
+    )
+    return path
+
+
+TUNER_PARAMETERS = (
+    "Parameter('playouts', scale=LOG(10, 1000, integer=True), split=3, format='p: %d')",
+    "Parameter('c', scale=LINEAR(0.2, 1.4), split=4, format='c: %.2f')",
+    "Parameter('k', scale=LOG(1, 100), split=2)",
+)
+
+
+def tuner_ctl(directory: Path, parameters: int = 2, max_depth: int = 1) -> Path:
+    codes = ["playouts", "c", "k"][:parameters]
+    path = directory / "tune.ctl"
+    path.write_text(
+        "competition_type = 'mc_tuner'\n"
+        f"def make_candidate({', '.join(codes)}):\n"
+        f"    return Player(['engine', {', '.join(f'str({c})' for c in codes)}])\n"
+        "players = {'fixed': Player('fixed')}\n"
+        f"parameters = [{', '.join(TUNER_PARAMETERS[:parameters])}]\n"
+        "board_size = 9\nkomi = 7.5\nopponent = 'fixed'\ncandidate_colour = 'w'\n"
+        "number_of_games = 100\nexploration_coefficient = 0.5\n"
+        f"initial_visits = 2\ninitial_wins = 1\nmax_depth = {max_depth}\n"
+    )
+    return path
+
+
+def load_snapshot(ctl: Path) -> AllPlayAllSnapshot:
+    config = load_control_file(ctl)
+    files = CompetitionFiles.for_control_file(ctl)
+    snapshot = load_competition(config, read_state(files, config.competition_type)).snapshot()
+    assert isinstance(snapshot, AllPlayAllSnapshot)
+    return snapshot
+
+
+class _Ids(html.parser.HTMLParser):
+    """Every element id, every figure id, and what the page would fetch."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+        self.figures: list[str] = []
+        self.fetches: list[str] = []
+        self.tags: Counter[str] = Counter()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags[tag] += 1
+        values = dict(attrs)
+        if values.get("id"):
+            self.ids.append(str(values["id"]))
+            if tag == "figure":
+                self.figures.append(str(values["id"]))
+        for name in ("src", "href", "xlink:href"):
+            value = values.get(name)
+            if value and not value.startswith(("#", "data:")):
+                self.fetches.append(value)
+
+
+def parse(page: str) -> _Ids:
+    parser = _Ids()
+    parser.feed(page)
+    return parser
+
+
+def report(ctl: Path) -> tuple[str, _Ids]:
+    assert main(["report", str(ctl), "--html", "-q"]) == 0
+    page = CompetitionFiles.for_control_file(ctl).html_report.read_text(encoding="utf-8")
+    return page, parse(page)
+
+
+def test_playoff_page_has_each_matchups_plots_and_is_self_contained(tmp_path: Path) -> None:
+    ctl = playoff_ctl(tmp_path)
+    _play(ctl, 60, {"strong": 200.0})
+    page, found = report(ctl)
+    assert found.figures == [
+        f"fig-{kind}-{matchup}" for matchup in ("0", "w_o") for kind in ("elo", "colour", "length")
+    ]
+    assert found.tags["svg"] == 6
+    # One document: no id twice (each figure's SVG ids carry its prefix).
+    assert [i for i, n in Counter(found.ids).items() if n > 1] == []
+    assert found.fetches == [] and found.tags["script"] == 0 and found.tags["link"] == 0
+    assert not re.search(r"url\((?!#)", page)
+    assert "Elo: strong against weak" in page and "Wins by colour" in page
+    assert "<title>duel (playoff)</title>" in page
+
+
+def test_elo_series_ends_at_the_matchups_figure(tmp_path: Path) -> None:
+    ctl = playoff_ctl(tmp_path)
+    files = _play(ctl, 60, {"strong": 200.0})
+    config = load_control_file(ctl)
+    competition = make_competition(config)
+    history = load_history(files)
+    for result in history.results:
+        competition.record_result(result, {})
+    snapshot = competition.snapshot()
+    grouped = by_pairing(history.results)
+    for matchup in snapshot.matchups:
+        series = elo_series(grouped[matchup.id], matchup.player_1, matchup.player_2)
+        assert matchup.stats is not None
+        assert series.games[-1] == matchup.tally.games
+        assert series.elo[-1] == matchup.stats.pairing.elo
+    records = {r.label: r for r in colour_records(snapshot.matchups, ["strong", "weak"])}
+    strong = snapshot.matchups[0].tally.players["strong"]
+    assert (records["strong"].black_wins, records["strong"].black_games) == (
+        strong.black_wins,
+        strong.black_games,
+    )
+    assert records["all games"].black_games == 60
+
+
+def test_allplayall_ratings_series_ends_at_the_snapshots_ratings(tmp_path: Path) -> None:
+    ctl = allplayall_ctl(tmp_path)
+    files = _play(ctl, 48, {"p1": 100.0, "p2": 250.0, "p3": -100.0})
+    config = load_control_file(ctl)
+    competition = make_competition(config)
+    results = load_history(files).results
+    for result in results:
+        competition.record_result(result, {})
+    snapshot = competition.snapshot()
+    series = ratings_series(results, snapshot.competitors, snapshot.ratings.anchor)
+    assert series.games[-1] == 48
+    for final, expected in zip(series.ratings[-1].players, snapshot.ratings.players, strict=True):
+        assert final.player == expected.player and final.games == expected.games
+        assert final.elo is not None and expected.elo is not None
+        assert final.elo.value == pytest.approx(expected.elo.value, abs=1e-6)
+        assert final.elo.margin == pytest.approx(expected.elo.margin, abs=1e-6)
+
+
+def test_allplayall_page(tmp_path: Path) -> None:
+    ctl = allplayall_ctl(tmp_path)
+    _play(ctl, 48, {"p1": 100.0, "p2": 250.0, "p3": -100.0})
+    page, found = report(ctl)
+    pairings = [f"fig-elo-{a}v{b}" for a, b in ("AB", "AC", "AD", "BC", "BD", "CD")]
+    assert found.figures == [
+        "fig-ratings",
+        "fig-ratings-history",
+        "fig-colour",
+        "fig-length",
+        *pairings,
+    ]
+    assert [i for i, n in Counter(found.ids).items() if n > 1] == []
+    # The grid: strongest first (p2), each cell coloured by the row player's score.
+    grid = page[page.index('<table class="grid">') : page.index("</table>")]
+    rows = [code for _, code in re.findall(r'<td class="name">(\w+)\s+(p\d)</td>', grid)]
+    ratings = load_snapshot(ctl).ratings
+    by_strength = sorted(ratings.players, key=lambda r: -r.elo.value if r.elo else 0.0)
+    assert rows == [rating.player for rating in by_strength]
+    assert grid.count("background: rgb(") == 12
+
+
+def test_large_allplayall_draws_the_whole_field_not_every_pairing(tmp_path: Path) -> None:
+    ctl = allplayall_ctl(tmp_path, competitors=6)  # 15 pairings
+    _play(ctl, 60, {})
+    page, found = report(ctl)
+    assert found.figures == ["fig-ratings", "fig-ratings-history", "fig-colour", "fig-length"]
+    assert "15 pairings have games" in page
+
+
+def test_tuner_page_places_every_candidate(tmp_path: Path) -> None:
+    ctl = tuner_ctl(tmp_path)
+    files = _play(ctl, 40, {})
+    page, found = report(ctl)
+    assert found.figures == [
+        "fig-candidates",
+        "fig-parameter-playouts",
+        "fig-parameter-c",
+        "fig-length",
+    ]
+    played = {r.white for r in load_history(files).results}
+    assert len(played) > 1
+    # The axes carry the engine values as the control file formats them, named once.
+    candidates = page[page.index('id="fig-candidates"') : page.index('id="fig-parameter-')]
+    texts = set(re.findall(r"<text[^>]*>([^<]*)</text>", candidates))
+    assert {"22", "100", "464", "0.35", "0.65", "0.95", "1.25", "playouts", "c"} <= texts
+    assert not any(text.startswith(("p: ", "c: ")) for text in texts)
+
+
+@pytest.mark.parametrize(
+    ("parameters", "plots"),
+    [
+        (1, ["fig-candidates", "fig-length"]),  # a row: no marginals, it is one
+        (3, ["fig-candidates", "fig-parameter-playouts", "fig-parameter-c", "fig-parameter-k"]),
+    ],
+)
+def test_tuner_page_with_one_or_three_parameters(
+    tmp_path: Path, parameters: int, plots: list[str]
+) -> None:
+    ctl = tuner_ctl(tmp_path, parameters, max_depth=2)
+    _play(ctl, 60, {})
+    page, found = report(ctl)
+    assert [f for f in found.figures if f != "fig-length" or parameters == 1] == plots
+    candidates = page[page.index('id="fig-candidates"') :]
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", candidates[: candidates.index("</svg>")])
+    # Every axis is named and labelled with the engine values, one line per parameter.
+    assert {"22", "100", "464"} <= set(texts)
+    if parameters == 3:
+        assert {"playouts", "c", "k", "0.35", "1.25", "3.162", "31.62"} <= set(texts)
+
+
+def test_before_the_first_game_every_page_says_so(tmp_path: Path) -> None:
+    for ctl in (playoff_ctl(tmp_path), allplayall_ctl(tmp_path), tuner_ctl(tmp_path)):
+        page, found = report(ctl)
+        assert found.figures == []
+        assert "No games played yet." in page
+        assert "0 games played" in page or "0/100 games played" in page
+
+
+def _with_clocks(files: CompetitionFiles, game_ids: list[str]) -> None:
+    """Records carrying BL/WL, as a run with a clock writes them."""
+    files.games_dir.mkdir(exist_ok=True)
+    for game_id in game_ids:
+        files.sgf_path(game_id).write_text(
+            "(;GM[1]FF[4]SZ[9]TM[60];B[aa]BL[59];W[bb]WL[58];B[cc]BL[57.5];W[dd]WL[57])"
+        )
+
+
+def test_time_per_move_appears_when_records_carry_clocks(tmp_path: Path) -> None:
+    ctl = playoff_ctl(tmp_path)
+    files = _play(ctl, 60, {"strong": 200.0})
+    _, found = report(ctl)
+    assert not any(f.startswith("fig-time") for f in found.figures)
+    results = load_history(files).results
+    clocked = [r.game_id for r in results if r.game_id.startswith("w_o_")]
+    _with_clocks(files, clocked)
+    page, found = report(ctl)
+    assert "fig-time-w_o" in found.figures and "fig-time-0" not in found.figures
+    section = page[page.index('id="fig-time-w_o"') :]
+    # Two moves a side in each of the 20 games: 40 moves per player.
+    assert "40 moves" in section[: section.index("</figure>")]
+
+
+def test_time_per_move_of_a_large_competition_comes_from_a_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ctl = playoff_ctl(tmp_path)
+    files = _play(ctl, 60, {"strong": 200.0})
+    every = [r.game_id for r in load_history(files).results]
+    _with_clocks(files, every)
+    monkeypatch.setattr(history, "MOST_TIMED", 12)
+    sample = load_history(files)
+    assert len(sample.move_times) == 12 and sample.sampled_from == 60
+    # Spread over the whole competition, not the first games.
+    assert every[0] in sample.move_times and every[-1] in sample.move_times
+    page, found = report(ctl)
+    assert {"fig-time-0", "fig-time-w_o"} <= set(found.figures)
+    assert "games, evenly spread" in page
+    monkeypatch.setattr(history, "MOST_TIMED", 100)
+    assert len(load_history(files).move_times) == 60
+    assert "evenly spread" not in report(ctl)[0]
+
+
+# ---------------------------------------------------------------------------
+# The command and the setting
+
+
+def test_report_html_writes_both_and_says_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ctl = playoff_ctl(tmp_path)
+    files = _play(ctl, 10, {})
+    assert main(["report", str(ctl), "--html"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"wrote {files.report}",
+        f"wrote {files.html_report}",
+    ]
+    elsewhere = tmp_path / "page.html"
+    assert main(["report", str(ctl), "--html", "-o", str(elsewhere), "-q"]) == 0
+    assert elsewhere.read_text().startswith("<!DOCTYPE html>")
+    assert main(["reset", str(ctl), "-q"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["duel.ctl", "page.html"]
+
+
+def test_html_report_setting_must_be_a_boolean(tmp_path: Path) -> None:
+    with pytest.raises(ControlFileError, match="html_report"):
+        load_control_file(playoff_ctl(tmp_path, "html_report = 'yes'\n"))
+    assert load_control_file(playoff_ctl(tmp_path, "html_report = True\n")).html_report
+    assert not load_control_file(playoff_ctl(tmp_path)).html_report
+
+
+def test_a_run_with_html_report_writes_the_page(tmp_path: Path) -> None:
+    ctl = tmp_path / "fakes.ctl"
+    black, white = fake_command("--moves=D4,E4"), fake_command("--moves=D6,E6")
+    ctl.write_text(
+        "competition_type = 'playoff'\n"
+        f"players = {{'a': Player({list(black)!r}), 'b': Player({list(white)!r})}}\n"
+        "board_size = 9\nkomi = 7.5\nscorer = 'internal'\nhtml_report = True\n"
+        "matchups = [Matchup('a', 'b', number_of_games=2)]\n"
+    )
+    assert main(["run", str(ctl), "-q"]) == 0
+    _, found = parse_file(CompetitionFiles.for_control_file(ctl).html_report)
+    assert found.figures == ["fig-elo-0", "fig-colour-0", "fig-length-0"]
+
+
+def parse_file(path: Path) -> tuple[str, _Ids]:
+    page = path.read_text(encoding="utf-8")
+    return page, parse(page)
+
+
+WITHOUT_MATPLOTLIB = (
+    "import sys; sys.modules['matplotlib'] = None\n"  # import matplotlib now fails
+    "from arena_cli.main import main; sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def test_without_matplotlib_one_line_names_the_install_command(tmp_path: Path) -> None:
+    ctl = playoff_ctl(tmp_path)
+    files = _play(ctl, 4, {})
+    with_setting = playoff_ctl(tmp_path, "html_report = True\n")
+    for words in (["report", str(ctl), "--html"], ["run", str(with_setting)]):
+        done = subprocess.run(
+            [sys.executable, "-c", WITHOUT_MATPLOTLIB, *words],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 1
+        assert done.stderr == (
+            "arena: the HTML report needs matplotlib: pip install 'gtp-arena[report]'\n"
+        )
+        assert not files.html_report.exists()
+    # The run stopped before playing: the four games recorded above are all there are.
+    assert len(load_history(files).results) == 4
