@@ -53,6 +53,7 @@ from arena.competitions.snapshots import (
     RunningGame,
 )
 from arena.competitions.tuner_common import (
+    TunerBookkeeping,
     VoidGames,
     candidate_job,
     candidate_score,
@@ -81,7 +82,7 @@ class _Running:
     round: int
 
 
-class CeTuner:
+class CeTuner(TunerBookkeeping):
     """A cross-entropy tuning event (implements :class:`arena.competitions.base.Competition`).
 
     ``seed`` fixes every generation's samples and the colours chosen with
@@ -280,17 +281,6 @@ class CeTuner:
         if self._generation_complete():
             self._finish_generation()
         return True
-
-    def record_void(self, game_id: str, pairing: str, *, live: bool) -> bool:
-        halt = self._voids.void(live=live)
-        if live:
-            self._release(game_id)
-        return halt
-
-    def take_history_notes(self) -> list[str]:
-        """Lines for the history file since the last call (finished generations)."""
-        notes, self._history = self._history, []
-        return notes
 
     # -- state ------------------------------------------------------------------
 

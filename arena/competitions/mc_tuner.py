@@ -43,6 +43,7 @@ from arena.competitions.snapshots import (
     TunerSnapshot,
 )
 from arena.competitions.tuner_common import (
+    TunerBookkeeping,
     VoidGames,
     candidate_colour_in,
     candidate_job,
@@ -68,7 +69,7 @@ class _Running:
     number: int
 
 
-class McTuner:
+class McTuner(TunerBookkeeping):
     """A Monte Carlo tuning event (implements :class:`arena.competitions.base.Competition`).
 
     ``seed`` fixes the tie-breaking random choices (default: a fresh one,
@@ -249,17 +250,6 @@ class McTuner:
         if period is not None and games % period == 0:
             self._history.extend(tree_dump(games, self._dump_candidates()))
         return True
-
-    def record_void(self, game_id: str, pairing: str, *, live: bool) -> bool:
-        halt = self._voids.void(live=live)
-        if live:
-            self._release(game_id)
-        return halt
-
-    def take_history_notes(self) -> list[str]:
-        """Lines for the history file since the last call (tree dumps)."""
-        notes, self._history = self._history, []
-        return notes
 
     # -- state ------------------------------------------------------------------
 

@@ -54,6 +54,7 @@ from arena.competitions.spsa import (
     update,
 )
 from arena.competitions.tuner_common import (
+    TunerBookkeeping,
     VoidGames,
     candidate_score,
     refuse_changed,
@@ -122,7 +123,7 @@ class Trajectory:
             self.points = [(n, t) for n, t in self.points if n % self.stride == 0]
 
 
-class SpsaTuner:
+class SpsaTuner(TunerBookkeeping):
     """An SPSA tuning event (implements :class:`arena.competitions.base.Competition`).
 
     ``seed`` fixes the perturbation signs of every iteration (default: a
@@ -291,17 +292,6 @@ class SpsaTuner:
         if self._done % max(1, self._iterations // 20) == 0 or self._done == self._iterations:
             described = "; ".join(settings.describe(self._theta))
             self._history.append(f"theta after {self._done} iterations: {described}")
-
-    def record_void(self, game_id: str, pairing: str, *, live: bool) -> bool:
-        halt = self._voids.void(live=live)
-        if live:
-            self._release(game_id)
-        return halt
-
-    def take_history_notes(self) -> list[str]:
-        """Theta every twentieth of the run, for the history file."""
-        notes, self._history = self._history, []
-        return notes
 
     # -- state ------------------------------------------------------------------
 

@@ -6,7 +6,8 @@
   lays them out: a colour-swapped pair of games per opening).
 * :class:`VoidGames` counts void games and says when to halt, as the playoff
   does: a void game before any result of this run, or straight after
-  another void game.
+  another void game; :class:`TunerBookkeeping` gives the three tuners the
+  same ``record_void`` and ``take_history_notes``.
 * :func:`refuse_changed` raises the one-line :class:`StateError` for a
   setting that must not change between runs.
 * :func:`candidate_score` is how a tuner scores a game for one player
@@ -119,6 +120,32 @@ class VoidGames:
         halt = not self._working or self._last_was_void
         self._last_was_void = True
         return halt
+
+
+class TunerBookkeeping:
+    """What every tuner does the same way with void games and its history notes.
+
+    The tuner keeps ``_voids`` and ``_history`` (lines for ``X.hist``: tree
+    dumps, finished generations, theta) and frees a game's place with
+    ``_release``.
+    """
+
+    _voids: VoidGames
+    _history: list[str]
+
+    def _release(self, game_id: str) -> None:
+        raise NotImplementedError
+
+    def record_void(self, game_id: str, pairing: str, *, live: bool) -> bool:
+        halt = self._voids.void(live=live)
+        if live:
+            self._release(game_id)
+        return halt
+
+    def take_history_notes(self) -> list[str]:
+        """Lines for the history file since the last call."""
+        notes, self._history = self._history, []
+        return notes
 
 
 def refuse_changed(before: Mapping[str, Any], now: Mapping[str, Any], names: Iterable[str]) -> None:

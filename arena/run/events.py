@@ -106,7 +106,7 @@ class RunWarning:
 
 @attrs.frozen
 class TreeDump:
-    """A tuner's description of its search tree, for the history file."""
+    """A tuner's notes for the history file (the Monte Carlo tuner's tree, a generation, theta)."""
 
     lines: tuple[str, ...]
 
