@@ -40,6 +40,7 @@ import attrs
 from arena.competitions.snapshots import CompetitionSnapshot
 from arena.control.config import CompetitionConfig, MatchupConfig, PlayoffSettings
 from arena.control.loader import load_control_file
+from arena.control.openings import OpeningBook, check_book, parse_openings
 from arena.control.settings import (
     GAME_SETTINGS,
     GameSettings,
@@ -122,6 +123,25 @@ def _settings(board_size: int, komi: float, extra: dict[str, Any]) -> GameSettin
         raise ValueError(str(exc)) from None
 
 
+def _openings(
+    value: str | os.PathLike[str] | OpeningBook | None, settings: GameSettings, alternating: bool
+) -> OpeningBook | None:
+    if value is None:
+        return None
+    where = Where(Path("<api>"), "play_match openings")
+    try:
+        book = parse_openings(
+            os.fspath(value) if isinstance(value, os.PathLike) else value, where, Path.cwd()
+        )
+        if book is not None:
+            check_book(book, settings, where)
+    except ControlFileError as exc:
+        raise ValueError(str(exc)) from None
+    if book is not None and not alternating:
+        raise ValueError("play_match: openings are played in colour-swapped pairs (alternating)")
+    return book
+
+
 def _naming_the_command(error: EngineStartError, player: PlayerConfig) -> EngineStartError:
     """The startup failure, naming the engine's command when the message does not yet."""
     command = shlex.join(player.command)
@@ -175,6 +195,7 @@ async def play_match(
     record_dir: str | os.PathLike[str] | None = None,
     stderr: StderrRoute = "discard",
     max_games: int | None = None,
+    openings: str | os.PathLike[str] | OpeningBook | None = None,
     **game_settings: Any,
 ) -> MatchResult:
     """Play ``games`` games between two engines and return their results.
@@ -197,6 +218,7 @@ async def play_match(
         second = attrs.evolve(second, code=second.code + "_2")
     if games < 0 or parallel < 1:
         raise ValueError("games must be >= 0 and parallel >= 1")
+    book = _openings(openings, settings, alternating)
     directory = Path(record_dir) if record_dir is not None else Path.cwd()
     code = "match"
     if record_dir is not None:
@@ -211,6 +233,7 @@ async def play_match(
         alternating=alternating,
         number_of_games=games,
         event="match",
+        openings=book,
     )
     config = CompetitionConfig(
         control_path=directory / f"{code}.ctl",

@@ -239,3 +239,36 @@ def test_wins_are_whole_numbers_unless_a_jigo_counts_half() -> None:
     assert repr(result.wins("a")) == "4" and repr(result.wins("b")) == "0"
     with_jigo = attrs.evolve(result, results=(*result.results, game(4, None)))
     assert repr(with_jigo.wins("a")) == "4.5"
+
+
+async def test_play_match_with_openings_and_a_clock(tmp_path: Path) -> None:
+    from arena.control.timecontrol import TimeControl
+
+    book = tmp_path / "openings"
+    book.mkdir()
+    (book / "a.sgf").write_text("(;FF[4]SZ[9];B[aa];W[ii])")
+    (book / "b.sgf").write_text("(;FF[4]SZ[9];B[ia];W[ai])")
+    first = engine(fake_command("--moves=D4,E4"), code="first")
+    second = engine(fake_command("--moves=D6,E6"), code="second")
+    result = await play_match(
+        first, second, games=4, record_dir=tmp_path, openings=book,
+        time_control=TimeControl("byoyomi", 5, 1, periods=2),
+    )
+    assert len(result.results) == 4
+    records = sorted((tmp_path / "match.games").iterdir())
+    openings = []
+    for path in records:
+        root = sgf.Sgf_game.from_bytes(path.read_bytes()).get_root()
+        assert root.get("OT") and root.get("TM") == 5
+        main = sgf.Sgf_game.from_bytes(path.read_bytes()).get_main_sequence()
+        openings.append(main[1].get_move())
+    # Each opening twice, the players' colours swapped.
+    assert openings == [("b", (8, 0)), ("b", (8, 0)), ("b", (8, 8)), ("b", (8, 8))]
+    blacks = [game.black for game in result.results]
+    assert blacks[0] != blacks[1] and blacks[2] != blacks[3]
+
+
+async def test_play_match_refuses_openings_without_alternating(tmp_path: Path) -> None:
+    (tmp_path / "a.sgf").write_text("(;FF[4]SZ[9];B[aa])")
+    with pytest.raises(ValueError, match="colour-swapped pairs"):
+        await play_match("x", "y", games=2, openings=tmp_path / "a.sgf", alternating=False)
