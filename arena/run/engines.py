@@ -65,6 +65,7 @@ class EngineSession:
     stderr_dropped: int = 0
     games_played: int = 0
     last_cpu_report: float | None = None  # the last gomill-cpu_time answer (cumulative)
+    told_a_clock: bool = False  # a time control was announced to it (in an earlier game)
     _watch: GroupWatch | None = None
     _closing: bool = False
 

@@ -44,7 +44,7 @@ from typing import Protocol
 import attrs
 
 from arena.control.settings import PlayerConfig
-from arena.control.timecontrol import TIME_LEFT
+from arena.control.timecontrol import TIME_LEFT, TIME_SETTINGS
 from arena.results import ArenaLatency, GameJob, MoveTimes, PlayedMove
 from arena.run.clock import Charge, PlayerClock, loss_reason, time_left_arguments
 from arena.run.engines import EngineSession, format_komi
@@ -234,9 +234,13 @@ class Game:
     async def setup_clock(self, colour: Colour) -> None:
         """Start ``colour``'s clock and tell its engine the time control (if it can be told)."""
         control = self.job.time_control(colour)
-        if control is None:
-            return
         session = self.sessions[colour]
+        if control is None:
+            if session.told_a_clock and session.supports(TIME_SETTINGS):
+                # A reused engine: no time limits now (GTP: byo-yomi time, no stones).
+                await self.setup_command(colour, session.gtp(TIME_SETTINGS), "0", "1", "0")
+                session.told_a_clock = False
+            return
         who = _who(session.player, colour)
         needed = control.required_command
         if needed is not None and not session.supports(needed):
@@ -256,6 +260,7 @@ class Game:
                     colour, session.gtp(name), *args, timeout=session.player.command_timeout
                 )
                 clocked.announced_by = name
+                session.told_a_clock = True
             except CommandFailed as exc:
                 self.refused_time_command(clocked, who, exc)
         self.clocks[colour] = clocked

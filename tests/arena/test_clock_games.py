@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import attrs
 import pytest
 import trio
 from sgfmill import sgf
@@ -197,3 +198,23 @@ async def test_fischer_needs_an_engine_that_lists_kata_time_settings() -> None:
         "a (black) does not list kata-time_settings, which its clock"
         " (fischer 5s + 1s per move) needs"
     )
+
+
+async def test_a_reused_engine_is_told_there_is_no_clock_after_a_clocked_game() -> None:
+    from arena.run.match import MatchOptions
+
+    traffic: list[str] = []
+    options = MatchOptions(gtp_log=traffic.append)
+    a, b = clocked_player("a", "--share=0.1"), clocked_player("b", "--share=0.1")
+    clocked = job(a, b, TimeControl("byoyomi", 5, 1, periods=1), move_limit=6)
+    free = attrs.evolve(job(a, b, None, move_limit=6), game_id="0_1", game_number=1)
+    async with trio.open_nursery() as nursery:
+        provider = EngineProvider(nursery, stderr="discard", reuse=True)
+        await play_game(clocked, provider, options)
+        first_game = len(traffic)
+        await play_game(free, provider, options)
+        await provider.close_all()
+    sent = [line for line in traffic[first_game:] if ">>" in line]
+    resets = [line for line in sent if "time_settings 0 1 0" in line]
+    assert len(resets) == 2, sent  # once to each engine
+    assert not any("time_left" in line for line in sent)
