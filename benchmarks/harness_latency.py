@@ -11,11 +11,20 @@ command, and the engine being woken to read it.  Gaps that span an engine
 start (the first command a new engine reads) or follow a ``quit`` are left out.
 
 The figures in RESULT are the steady state: engines kept between games
-(``reuse_engines``), and only the gaps that began after the last engine of
-the run read its first command.  Starting 2N Python interpreters at once
-saturates both cores for a second or more, which says nothing about the
-arena; the gaps of that start, and runs with new engines for every game
-(``--new-engines``), are printed too.
+(``reuse_engines``), and only the gaps between the last engine of the run
+reading its first command and the first engine being told to quit.
+Starting (and stopping) 2N Python interpreters at once saturates both cores
+for a second or more, which says nothing about the arena; the gaps of the
+whole run, and runs with new engines for every game (``--new-engines``), are
+printed too.
+
+Instant engines make a closed loop that keeps both cores busy: with N games
+in flight at X round trips a second, each game waits N / X per round trip
+(Little's law) however fast the arena is, and the gap is most of that wait.
+So each run also prints X and the arena's CPU per round trip, and a paced
+run (``--think``: engines that take 20 ms per genmove, so the machine has
+room) shows the latency the arena itself adds; its figures are the
+``paced_latency_*`` keys.
 
 Also, as ``benchmarks/arena_overhead.py`` measures them: games/s with reused
 instant engines (62-move 9x9 games, -j 2) and the arena's CPU per 62-move 9x9
@@ -49,10 +58,12 @@ def slot_latencies(directory: Path) -> tuple[list[float], list[float]]:
     """Every response-to-next-command gap (ms) in the engines' notes, all slots.
 
     Also the gaps of the steady state: those that began after the last engine
-    of the run read its first command (so none overlaps an engine start).
+    of the run read its first command and ended before the first engine was
+    told to quit (so none overlaps an engine starting or stopping).
     """
     by_slot: dict[str, list[tuple[int, str, str]]] = {}
     first_reads: list[int] = []
+    quits: list[int] = []
     for path in directory.glob("*.times"):
         slot, pid = path.stem.split("-")
         notes = by_slot.setdefault(slot, [])
@@ -60,7 +71,10 @@ def slot_latencies(directory: Path) -> tuple[list[float], list[float]]:
         first_reads.append(int(words[1]))
         for kind, stamp in zip(words[::2], words[1::2], strict=True):
             notes.append((int(stamp), kind, pid))
+            if kind == "q":
+                quits.append(int(stamp))
     last_start = max(first_reads)
+    first_quit = min(quits, default=2**63)
     gaps: list[float] = []
     steady: list[float] = []
     for notes in by_slot.values():
@@ -71,7 +85,7 @@ def slot_latencies(directory: Path) -> tuple[list[float], list[float]]:
             if kind == "r":
                 if sent_at is not None and pid in seen:
                     gaps.append((stamp - sent_at) / 1e6)
-                    if sent_at > last_start:
+                    if sent_at > last_start and stamp < first_quit:
                         steady.append(gaps[-1])
                 sent_at = None
                 seen.add(pid)
@@ -87,10 +101,13 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def latency_run(directory: Path, slots: int, games: int, reuse: bool) -> dict[str, float]:
-    times = directory / f"times{slots}"
+def latency_run(
+    directory: Path, slots: int, games: int, reuse: bool, think: float = 0.0
+) -> dict[str, float]:
+    times = directory / f"times{slots}-{think}"
     times.mkdir(parents=True)
     os.environ["ARENA_BENCH_TIMES"] = str(times)
+    os.environ["ARENA_BENCH_THINK"] = str(think)
     try:
         config = load_control_file(write_ctl(directory, f"lat{slots}", 9, games, reuse))
         options = RunOptions(parallel=slots, keyboard=False, handle_signals=False)
@@ -98,7 +115,7 @@ def latency_run(directory: Path, slots: int, games: int, reuse: bool) -> dict[st
         summary = trio.run(partial(run_competition, config, options))
         cpu, wall = cpu_seconds() - cpu_before, time.perf_counter() - wall_before
     finally:
-        del os.environ["ARENA_BENCH_TIMES"]
+        del os.environ["ARENA_BENCH_TIMES"], os.environ["ARENA_BENCH_THINK"]
     assert summary.games_recorded == games, summary
     gaps, steady = slot_latencies(times)
     run = {
@@ -106,6 +123,8 @@ def latency_run(directory: Path, slots: int, games: int, reuse: bool) -> dict[st
         "games": games,
         "games_per_s": games / wall,
         "cpu_ms_per_game": 1000 * cpu / games,
+        "round_trips_per_s": len(gaps) / wall,
+        "cpu_us_per_round_trip": 1e6 * cpu / len(gaps),
     }
     for name, values in (("all", gaps), ("steady", steady)):
         run[f"{name}_gaps"] = len(values)
@@ -126,16 +145,20 @@ def describe(run: dict[str, float], name: str) -> str:
 
 
 def latency_runs(
-    directory: Path, slot_counts: list[int], games_per_slot: int, reuse: bool
+    directory: Path, slot_counts: list[int], games: int, reuse: bool, think: float = 0.0
 ) -> dict[int, dict[str, float]]:
     engines = "engines kept between games" if reuse else "new engines for every game"
-    print(f"response-to-next-command latency, 9x9 62-move games, {engines}:")
+    paced = f", genmove answered after {1000 * think:g} ms" if think else ", instant engines"
+    print(f"response-to-next-command latency, 9x9 62-move games, {engines}{paced}:")
     runs = {}
     for slots in slot_counts:
-        run = latency_run(directory, slots, slots * games_per_slot, reuse)
+        run = latency_run(directory, slots, max(games, 2 * slots), reuse, think)
+        cycle = 1000 * slots / run["round_trips_per_s"]  # Little's law (module docstring)
         print(
             f"  N={slots:3d}: {run['games']:.0f} games, {run['games_per_s']:.1f} games/s,"
-            f" {run['cpu_ms_per_game']:.2f} ms CPU/game\n"
+            f" {run['round_trips_per_s']:.0f} round trips/s, so {cycle:.2f} ms per round trip"
+            f" of a game; the arena's CPU: {run['cpu_us_per_round_trip']:.0f} us per round trip,"
+            f" {run['cpu_ms_per_game']:.2f} ms per game\n"
             f"     every gap : {describe(run, 'all')}\n"
             f"     steady    : {describe(run, 'steady')}"
         )
@@ -150,21 +173,30 @@ def main() -> None:
         "--new-engines", action="store_true", help="also measure with new engines for every game"
     )
     parser.add_argument(
-        "--games-per-slot", type=int, default=6, help="games each slot plays (default 6)"
+        "--games", type=int, default=480, help="games per N (default 480: 7.5 per slot at N=64)"
+    )
+    parser.add_argument(
+        "--think", type=float, default=0.02, help="the paced run's genmove time (default 0.02 s)"
     )
     parser.add_argument("--slots", default="8,32,64", help="the N to measure (default 8,32,64)")
     options = parser.parse_args()
     slot_counts = [int(word) for word in options.slots.split(",")]
-    games_per_slot = 2 if options.quick else options.games_per_slot
+    games = 4 * max(slot_counts) if options.quick else options.games
     result: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as temporary:
         directory = Path(temporary)
-        runs = latency_runs(directory, slot_counts, games_per_slot, reuse=True)
+        runs = latency_runs(directory, slot_counts, games, reuse=True)
         for slots, run in runs.items():
             for key in ("p50", "p99", "max"):
                 result[f"latency_{key}_ms_{slots}"] = round(run[f"steady_{key}"], 3)
+        if options.think:
+            top = max(slot_counts)
+            paced_games = 2 * top if options.quick else max(2 * top, games // 4)
+            paced = latency_runs(directory / "paced", [top], paced_games, True, options.think)
+            for key in ("p50", "p99", "max"):
+                result[f"paced_latency_{key}_ms_{top}"] = round(paced[top][f"steady_{key}"], 3)
         if options.new_engines:
-            latency_runs(directory / "new", slot_counts, games_per_slot, reuse=False)
+            latency_runs(directory / "new", slot_counts, games, reuse=False)
         scale = 0.25 if options.quick else 1.0
         reuse = run_games(directory, "reuse9", 9, max(4, int(400 * scale)), reuse=True)
         plain = run_games(directory, "plain9", 9, max(4, int(100 * scale)), reuse=False)

@@ -9,7 +9,8 @@ With ``ARENA_BENCH_TIMES=DIR`` in its environment the engine notes, on
 CLOCK_MONOTONIC, when each command line arrived and when each response was
 flushed, and writes them at exit to ``DIR/<GOMILL_SLOT>-<pid>.times`` (one
 ``r NS`` or ``s NS`` line each, ``q`` before the time of the quit response),
-for ``benchmarks/harness_latency.py``.
+for ``benchmarks/harness_latency.py``; with ``ARENA_BENCH_THINK=SECONDS`` it
+sleeps that long before answering each genmove (a paced engine).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def main() -> int:
 
 def serve(times: list[str] | None) -> int:
     now = time.monotonic_ns
+    think = float(os.environ.get("ARENA_BENCH_THINK", "0"))
     size = 19
     lists = move_lists(size)
     played = {"b": 0, "w": 0}
@@ -79,6 +81,8 @@ def serve(times: list[str] | None) -> int:
         command = words[0] if words else ""
         answer = ""
         if command == "genmove":
+            if think:
+                time.sleep(think)
             colour = words[1][0].lower()
             moves = lists[colour]
             n = played[colour]
