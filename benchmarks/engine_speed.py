@@ -51,7 +51,17 @@ from engines.mcts.parallel import WorkerPool  # noqa: E402
 from engines.mcts.search import Search, SearchConfig  # noqa: E402
 from gtp.vertex import parse_vertex  # noqa: E402
 
-SHARED_BENCH = ROOT.parent / "shared" / "bench"
+
+def _shared_bench() -> Path:
+    """``shared/bench`` beside the checkout (or beside a folder above it: worktrees)."""
+    for folder in ROOT.parents:
+        candidate = folder / "shared" / "bench"
+        if candidate.is_dir():
+            return candidate
+    return ROOT.parent / "shared" / "bench"
+
+
+SHARED_BENCH = _shared_bench()
 RESULTS = ROOT / "benchmarks" / "results"
 KOMI = 7.5
 

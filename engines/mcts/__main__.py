@@ -87,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--graph-stop", action="store_true",
                         help="graph: skip the playout when the child already has more visits"
                         " than the edge")
+    search.add_argument("--mercy", type=int, default=defaults.mercy, metavar="N",
+                        help="end a playout once one side leads by N stones (at least the"
+                        " komi plus one; 0: play every playout to the end)")
     search.add_argument("--workers", type=int, default=engine_defaults.workers, metavar="N",
                         help="worker processes running playouts (0: all in this process);"
                         " with sharing, N workers use N+1 cores")
@@ -146,6 +149,7 @@ def options_from_args(argv: Sequence[str] | None = None) -> EngineOptions:
             prior_visits=ns.prior_visits,
             structure=ns.structure,
             graph_stop=ns.graph_stop,
+            mercy=ns.mercy,
         )
         return EngineOptions(
             search=config,

@@ -55,6 +55,7 @@ class SearchConfig:
     prior_visits: float = 10.0  # equivalent experience of the priors' base confidence
     structure: StructureName = "tree"
     graph_stop: bool = False  # graph: no playout when the child has more visits than the edge
+    mercy: int = 0  # stop a playout once one side leads by this many stones (0: off)
 
     @property
     def eager(self) -> bool:
@@ -84,6 +85,8 @@ class SearchConfig:
             raise ValueError(f"unknown priors {self.priors!r} ({', '.join(PRIOR_NAMES)})")
         if not self.prior_visits >= 0 or math.isinf(self.prior_visits):
             raise ValueError("prior_visits must be a non-negative number")
+        if self.mercy < 0:
+            raise ValueError("mercy must be 0 (off) or a positive stone lead")
         if self.structure not in ("tree", "graph"):
             raise ValueError(f"unknown structure {self.structure!r} (tree or graph)")
 

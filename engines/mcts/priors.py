@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from engines.mcts.fastboard import PASS, FastBoard
 from engines.mcts.patterns import pattern_table, true_eye_tables
-from engines.mcts.policy import _big_self_atari, _lone_liberty
+from engines.mcts.tactics import liberty_count, self_atari
 
 if TYPE_CHECKING:
     from engines.mcts.config import SearchConfig
@@ -90,6 +90,8 @@ def heuristic_priors(
     nxt = board.nxt
     csize = board.csize
     plib = board.plib
+    lsum = board.lsum
+    lsq = board.lsq
     pat = board.pat
     geo = board.geo
     nb = geo.neighbours
@@ -99,44 +101,59 @@ def heuristic_priors(
     line, near = _edge_lines(geo.size)
     last = board.last_move
     near_last = set(around[last]) if last != PASS else set()
+    # Points with a stone within distance 3 ("not an empty area"), marked from the
+    # stones when there are fewer stones than moves to ask about (the opening).
+    crowded: bytearray | None = None
+    stones = [q for q in geo.points if color[q]]
+    if len(stones) < len(moves):
+        crowded = bytearray(geo.cells)
+        for s in stones:
+            for q in near[s]:
+                crowded[q] = 1
     u = confidence
     out: list[tuple[float, float]] = []
     for p in moves:
+        pp = p * p
         n = u
         w = u / 2
         if p == PASS:
             out.append((n, n * PASS_PRIOR_WIN_RATE))
             continue
         captured = 0
+        free = 0
+        friend = False
         seen: list[int] = []
         for q in nb[p]:
             cq = color[q]
-            if cq:
+            if not cq:
+                free += 1
+            else:
                 h = head[q]
                 if h in seen:
                     continue
                 seen.append(h)
             if cq == o:
                 lq = plib[h]
-                if lq <= 4 and _lone_liberty(h, color, nxt, nb) == p:
+                if lsum[h] == lq * p and lsq[h] == lq * pp:  # in atari at p
                     captured += csize[h]
-                elif lq <= 8 and _liberty_count(h, color, nxt, nb, 3) == 2:
+                elif lq <= 8 and liberty_count(h, color, nxt, nb, 3) == 2:
                     n += ATARI * u  # it will be in atari (if we survive)
                     w += ATARI * u
-            elif (
-                cq == c
-                and plib[h] <= 4
-                and _lone_liberty(h, color, nxt, nb) == p
-                # saving only helps if the stone leaves the chain more liberties
-                and _liberties_after(p, c, color, head, nxt, nb) >= 2
-            ):
-                n += SAVE * u
-                w += SAVE * u
+            elif cq == c:
+                friend = True
+                if (
+                    lsum[h] == plib[h] * p
+                    and lsq[h] == plib[h] * pp
+                    # saving only helps if the stone leaves the chain more liberties
+                    and _liberties_after(p, c, color, head, nxt, nb) >= 2
+                ):
+                    n += SAVE * u
+                    w += SAVE * u
         if captured:
             bonus = (CAPTURE_MANY if captured > 1 else CAPTURE_ONE) * u
             n += bonus
             w += bonus
-        elif _big_self_atari(p, c, color, head, nxt, plib, csize, nb):
+        elif free < 2 and friend and self_atari(p, c, color, head, nxt, plib, lsum, lsq, nb):
             n += SELF_ATARI * u
         code = pat[p]
         if shapes[code] and not eyes[code]:
@@ -145,7 +162,16 @@ def heuristic_priors(
         if p in near_last:
             n += NEAR_LAST * u
             w += NEAR_LAST * u
-        if not any(color[q] for q in near[p]):
+        if crowded is not None:
+            empty_area = not crowded[p]
+        else:
+            for q in near[p]:
+                if color[q]:
+                    empty_area = False
+                    break
+            else:
+                empty_area = True
+        if empty_area:
             ln = line[p]
             if ln == 1:
                 n += EMPTY_AREA_EDGE * u
@@ -165,23 +191,6 @@ def puct_priors(stats: Sequence[tuple[float, float]]) -> list[float]:
     if total <= 0:
         return [1.0 / len(stats)] * len(stats) if stats else []
     return [x / total for x in weights]
-
-
-def _liberty_count(
-    h: int, color: list[int], nxt: list[int], nb: list[tuple[int, ...]], limit: int
-) -> int:
-    """Distinct liberties of chain ``h``, counting no further than ``limit``."""
-    found: list[int] = []
-    s = h
-    while True:
-        for q in nb[s]:
-            if not color[q] and q not in found:
-                found.append(q)
-                if len(found) >= limit:
-                    return limit
-        s = nxt[s]
-        if s == h:
-            return len(found)
 
 
 def _liberties_after(
