@@ -45,6 +45,8 @@ import sys
 from collections import deque
 from typing import IO, TYPE_CHECKING, Final
 
+import attrs
+
 from engines.mcts.config import SearchConfig
 from engines.mcts.fastboard import FastBoard
 from engines.mcts.policy import PLAYOUTS, black_result
@@ -149,6 +151,7 @@ class WorkerPool:
         settings = json.dumps({
             "policy": config.policy, "rave": config.rave, "priors": config.priors,
             "prior_visits": config.prior_visits, "pass_threshold": config.pass_threshold,
+            "prior_weights": attrs.asdict(config.prior_weights), "mercy": config.mercy,
         })
         for i in range(workers):
             worker_seed = (seed * 7919 + 104729 * (i + 1)) % 2**31

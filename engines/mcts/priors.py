@@ -27,9 +27,12 @@ changing it.
 from __future__ import annotations
 
 import functools
+import math
 from array import array
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, Literal
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+import attrs
 
 from engines.mcts.fastboard import PASS, FastBoard
 from engines.mcts.patterns import pattern_table, true_eye_tables
@@ -41,18 +44,63 @@ if TYPE_CHECKING:
 PriorName = Literal["none", "even", "grandfather", "heuristic"]
 PRIOR_NAMES: Final = ("none", "even", "grandfather", "heuristic")
 
-# Weights of the heuristic's rules, in units of the base confidence.
-CAPTURE_ONE: Final = 1.0
-CAPTURE_MANY: Final = 2.0
-SAVE: Final = 1.0
-ATARI: Final = 0.5
-SHAPE: Final = 1.0
-NEAR_LAST: Final = 1.0
-SELF_ATARI: Final = 1.5
-EMPTY_AREA_EDGE: Final = 1.0  # first line
-EMPTY_AREA_SECOND: Final = 0.5
-EMPTY_AREA_GOOD: Final = 0.5  # third and fourth lines
-PASS_PRIOR_WIN_RATE: Final = 0.1  # passing is rarely right while moves remain
+
+
+@attrs.frozen
+class PriorWeights:
+    """Weights of the heuristic's rules, in units of the base confidence
+    (``pass_rate`` is the win rate a pass starts with).  Tunable from the
+    command line (``--prior-weights shape=1.5,atari=0``), e.g. by the arena's
+    Monte Carlo tuner (``examples/tune_priors.ctl``)."""
+
+    capture_one: float = 1.0  # wins for capturing one stone ...
+    capture_many: float = 2.0  # ... or several
+    save: float = 1.0  # saving a chain in atari (when it gains liberties)
+    atari: float = 0.5  # putting an opponent chain in atari
+    shape: float = 1.0  # a 3x3 shape of the playout policy
+    near_last: float = 1.0  # next to the last move
+    self_atari: float = 1.5  # losses for a big self-atari
+    empty_edge: float = 1.0  # losses for the first line in an empty area
+    empty_second: float = 0.5  # losses for the second line there
+    empty_good: float = 0.5  # wins for the third and fourth lines there
+    pass_rate: float = 0.1  # passing is rarely right while moves remain
+
+    def __attrs_post_init__(self) -> None:
+        for field in attrs.fields(PriorWeights):
+            value = getattr(self, field.name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+                raise ValueError(f"prior weight {field.name} must be a number >= 0")
+        if self.pass_rate > 1:
+            raise ValueError("prior weight pass_rate is a win rate: at most 1")
+
+
+def prior_weights(value: PriorWeights | Mapping[str, Any] | str) -> PriorWeights:
+    """Weights from ``name=value,...`` (the rest at their defaults), a mapping, or as they are."""
+    if isinstance(value, PriorWeights):
+        return value
+    if isinstance(value, str):
+        items: dict[str, Any] = {}
+        for word in (w.strip() for w in value.split(",")):
+            if not word:
+                continue
+            name, sep, number = word.partition("=")
+            try:
+                if not sep:
+                    raise ValueError
+                items[name.strip().replace("-", "_")] = float(number)
+            except ValueError:
+                raise ValueError(f"prior weights: expected NAME=NUMBER, not {word!r}") from None
+        value = items
+    known = {field.name for field in attrs.fields(PriorWeights)}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise ValueError(
+            f"unknown prior weight {unknown[0]!r} (known: {', '.join(sorted(known))})"
+        )
+    return PriorWeights(**value)
+
+
+DEFAULT_WEIGHTS: Final = PriorWeights()
 
 
 @functools.cache
@@ -80,7 +128,10 @@ def even_priors(moves: Sequence[int], confidence: float) -> list[tuple[float, fl
 
 
 def heuristic_priors(
-    board: FastBoard, moves: Sequence[int], confidence: float
+    board: FastBoard,
+    moves: Sequence[int],
+    confidence: float,
+    weights: PriorWeights = DEFAULT_WEIGHTS,
 ) -> list[tuple[float, float]]:
     """(visits, wins) for the player to move at each of ``moves`` (see the module doc)."""
     c = board.to_move
@@ -111,13 +162,24 @@ def heuristic_priors(
             for q in near[s]:
                 crowded[q] = 1
     u = confidence
+    capture_one = weights.capture_one * u
+    capture_many = weights.capture_many * u
+    save = weights.save * u
+    atari = weights.atari * u
+    shape = weights.shape * u
+    near_bonus = weights.near_last * u
+    self_atari_loss = weights.self_atari * u
+    empty_edge = weights.empty_edge * u
+    empty_second = weights.empty_second * u
+    empty_good = weights.empty_good * u
+    pass_rate = weights.pass_rate
     out: list[tuple[float, float]] = []
     for p in moves:
         pp = p * p
         n = u
         w = u / 2
         if p == PASS:
-            out.append((n, n * PASS_PRIOR_WIN_RATE))
+            out.append((n, n * pass_rate))
             continue
         captured = 0
         free = 0
@@ -137,8 +199,8 @@ def heuristic_priors(
                 if lsum[h] == lq * p and lsq[h] == lq * pp:  # in atari at p
                     captured += csize[h]
                 elif lq <= 8 and liberty_count(h, color, nxt, nb, 3) == 2:
-                    n += ATARI * u  # it will be in atari (if we survive)
-                    w += ATARI * u
+                    n += atari  # it will be in atari (if we survive)
+                    w += atari
             elif cq == c:
                 friend = True
                 if (
@@ -147,21 +209,21 @@ def heuristic_priors(
                     # saving only helps if the stone leaves the chain more liberties
                     and _liberties_after(p, c, color, head, nxt, nb) >= 2
                 ):
-                    n += SAVE * u
-                    w += SAVE * u
+                    n += save
+                    w += save
         if captured:
-            bonus = (CAPTURE_MANY if captured > 1 else CAPTURE_ONE) * u
+            bonus = capture_many if captured > 1 else capture_one
             n += bonus
             w += bonus
         elif free < 2 and friend and self_atari(p, c, color, head, nxt, plib, lsum, lsq, nb):
-            n += SELF_ATARI * u
+            n += self_atari_loss
         code = pat[p]
         if shapes[code] and not eyes[code]:
-            n += SHAPE * u
-            w += SHAPE * u
+            n += shape
+            w += shape
         if p in near_last:
-            n += NEAR_LAST * u
-            w += NEAR_LAST * u
+            n += near_bonus
+            w += near_bonus
         if crowded is not None:
             empty_area = not crowded[p]
         else:
@@ -174,12 +236,12 @@ def heuristic_priors(
         if empty_area:
             ln = line[p]
             if ln == 1:
-                n += EMPTY_AREA_EDGE * u
+                n += empty_edge
             elif ln == 2:
-                n += EMPTY_AREA_SECOND * u
+                n += empty_second
             elif ln <= 4:
-                n += EMPTY_AREA_GOOD * u
-                w += EMPTY_AREA_GOOD * u
+                n += empty_good
+                w += empty_good
         out.append((n, w))
     return out
 
@@ -252,7 +314,7 @@ def prior_stats(
     if config.priors == "even":
         return even_priors(moves, config.prior_visits)
     if config.priors == "heuristic":
-        return heuristic_priors(board, moves, config.prior_visits)
+        return heuristic_priors(board, moves, config.prior_visits, config.prior_weights)
     return None
 
 
