@@ -296,11 +296,8 @@ class Search:
             node.untried = array("H", moves)
             return
         config = self.config
-        # Ties in selection go to the first child, so the children are put in a
-        # random order (sorting by random keys: cheaper than shuffle in Python).
-        rnd = self._rnd
-        keys = [rnd() for _ in moves]
-        order = sorted(range(len(moves)), key=keys.__getitem__)
+        order = list(range(len(moves)))
+        self.rng.shuffle(order)  # ties in selection go to the first child
         if stats is None and config.priors == "grandfather":
             stats = self._grandfather_priors(moves, grand, config.prior_visits)
         if stats is not None and config.selection == "puct":
