@@ -5,7 +5,11 @@ Measures, in one process and one run: simulations per second of
 empty 9x9 board and on the midgame position of
 ``../shared/bench/midgame_9x9_30moves.txt``, for the ``default`` and ``light``
 playout policies under plain UCT, and for the engine's default search
-(heuristic MC-RAVE, ``engine_default_sims_per_s``); the uniform random playouts per second of
+(heuristic MC-RAVE, ``engine_default_sims_per_s``, ratio
+``engine_default_ratio``: the figure issue 18 asks to be at least 0.7); the
+default policy's playouts alone, without a tree
+(``default_playout_only_ratio``: how much of the gap is the policy's
+knowledge); the uniform random playouts per second of
 ``../shared/bench/reference_playout.py`` on the same two positions; the
 ratios; the memory of the tree per node (tracemalloc), with the size a
 100,000-node tree would have; and the simulations per second of the search
@@ -48,6 +52,7 @@ sys.path.insert(0, str(ROOT))
 from engines.mcts.fastboard import FastBoard  # noqa: E402
 from engines.mcts.gtp_engine import EngineOptions  # noqa: E402
 from engines.mcts.parallel import WorkerPool  # noqa: E402
+from engines.mcts.policy import black_result, playout_default  # noqa: E402
 from engines.mcts.search import Search, SearchConfig  # noqa: E402
 from gtp.vertex import parse_vertex  # noqa: E402
 
@@ -138,6 +143,14 @@ def search_batch(board: FastBoard, policy: str, seed: int) -> Callable[[], int]:
     return batch
 
 
+LABELS = {
+    "engine": "engine default simulations",  # heuristic MC-RAVE with the default policy
+    "default": "default policy, plain UCT",
+    "light": "light policy, plain UCT",
+    "playout": "default policy, playout only",
+}
+
+
 PARALLEL_CONFIGS = {
     "default": SearchConfig(),  # the engine's default: heuristic MC-RAVE
     "plain-uct": plain_uct(),
@@ -194,6 +207,19 @@ def _simulations(search: Search, count: int) -> Callable[[], int]:
     return batch
 
 
+def playout_batch(board: FastBoard, seed: int) -> Callable[[], int]:
+    """The default policy alone (no tree): copy, play out with the AMAF record, score."""
+    rnd = random.Random(seed).random
+
+    def batch() -> int:
+        for _ in range(10):
+            copy = board.copy()
+            black_result(copy, playout_default, rnd, KOMI, bytearray(copy.geo.cells))
+        return 10
+
+    return batch
+
+
 def reference_batch(ref: ModuleType, state: Any) -> Callable[[], int]:
     rnd = random.Random(1).random
 
@@ -246,17 +272,19 @@ def main() -> int:
         batches[f"{pos}/default"] = search_batch(fast, "default", seed=1)
         batches[f"{pos}/light"] = search_batch(fast, "light", seed=1)
         batches[f"{pos}/engine"] = engine_batch(fast, seed=1)
+        batches[f"{pos}/playout"] = playout_batch(fast, seed=1)
     print(f"python {platform.python_version()} on {platform.machine()}; "
           f"{args.seconds:g}s per measurement, interleaved", flush=True)
     rates = interleaved(batches, args.seconds)
     print()
-    print(f"{'':22s}{'per second':>12s}{'x reference':>14s}")
+    print(f"{'':32s}{'per second':>12s}{'x reference':>14s}")
     for pos in positions:
         reference = rates[f"{pos}/reference"]
         print(f"{pos + ' reference playouts':34s}{reference:8.0f}")
-        for what in ("default", "light", "engine"):
+        for what in ("engine", "default", "light", "playout"):
             value = rates[f"{pos}/{what}"]
-            print(f"{pos + ' ' + what + ' simulations':34s}{value:8.0f}{value / reference:12.2f}")
+            label = LABELS[what]
+            print(f"{pos + ' ' + label:44s}{value:8.0f}{value / reference:12.2f}")
     memory = tree_memory(args.tree_sims)
     print(f"tree: {memory['tree_nodes']:.0f} nodes after {args.tree_sims} simulations, "
           f"{memory['bytes_per_node']:.0f} bytes/node, "
@@ -289,6 +317,14 @@ def main() -> int:
         "midgame_light_ratio": round(rates["midgame/light"] / rates["midgame/reference"], 3),
         "engine_default_sims_per_s": round(rates["empty/engine"]),
         "midgame_engine_default_sims_per_s": round(rates["midgame/engine"]),
+        "engine_default_ratio": round(rates["empty/engine"] / rates["empty/reference"], 3),
+        "midgame_engine_default_ratio": round(
+            rates["midgame/engine"] / rates["midgame/reference"], 3
+        ),
+        "default_playout_only_ratio": round(rates["empty/playout"] / rates["empty/reference"], 3),
+        "midgame_default_playout_only_ratio": round(
+            rates["midgame/playout"] / rates["midgame/reference"], 3
+        ),
         "mb_per_100k_nodes": memory["mb_per_100k_nodes"],
         "tree_nodes": memory["tree_nodes"],
         **{

@@ -8,12 +8,6 @@ linked lists relabelled union-by-size, a *pseudo-liberty* count per chain
 empty points, the incremental Zobrist hash of the stones, simple ko and a
 3x3 neighbourhood code per point that the playout policy's pattern tables read.
 
-Beside the pseudo-liberty count, every chain keeps the sum and the sum of
-squares of its pseudo-liberties' indices.  All pseudo-liberties are the same
-point (the chain is in atari) exactly when ``sum * sum == count * squares``
-(Cauchy-Schwarz), and that point is ``sum // count``: an O(1) atari test and
-its liberty, where a rescan of the chain would otherwise be needed.
-
 Rules are the engine's: occupied points and suicide are illegal, simple ko
 forbids the immediate recapture of a single stone.  Positional superko is not
 a board rule here; the search filters root moves against the game's history
@@ -51,7 +45,6 @@ class Geometry:
     __slots__ = (
         "around",
         "cells",
-        "colour_updates",
         "diagonals",
         "max_playout_moves",
         "neighbours",
@@ -97,12 +90,6 @@ class Geometry:
                 (p - off, 1 << (2 * k)) for k, off in enumerate(offsets) if p - off in on_board
             )
         self.pattern_updates = updates
-        # The same, with the unit already multiplied by the stone's colour (the playout's
-        # inner loop adds these as they are).
-        self.colour_updates: tuple[list[tuple[tuple[int, int], ...]], ...] = tuple(
-            [tuple((q, unit * colour) for q, unit in u) for u in updates]
-            for colour in (EMPTY, BLACK, WHITE)
-        )
         rng = random.Random(f"engines.mcts zobrist {size}")
         self.zobrist: tuple[list[int], list[int], list[int]] = (
             [0] * self.cells,
@@ -135,9 +122,7 @@ class FastBoard:
     ``color`` holds EMPTY/BLACK/WHITE/BORDER per cell; ``head`` the chain
     representative of a stone; ``nxt`` the next stone of its chain (circular);
     ``csize`` and ``plib`` the stone count and pseudo-liberty count, valid at
-    chain heads; ``lsum``/``lsq`` the sum and the sum of squares of the chain's
-    pseudo-liberty indices (at heads; see the module docstring for the atari
-    test they give); ``empties``/``epos`` the empty points and each one's position
+    chain heads; ``empties``/``epos`` the empty points and each one's position
     in that list; ``pat`` the 3x3 code of every point; ``ko`` the point
     ``ko_colour`` may not play on next (0 for none).
     """
@@ -153,8 +138,6 @@ class FastBoard:
         "ko",
         "ko_colour",
         "last_move",
-        "lsq",
-        "lsum",
         "nxt",
         "passes",
         "pat",
@@ -174,8 +157,6 @@ class FastBoard:
         self.nxt = list(range(cells))
         self.csize = [1] * cells
         self.plib = [0] * cells
-        self.lsum = [0] * cells
-        self.lsq = [0] * cells
         self.empties = list(geo.points)
         epos = [0] * cells
         for i, p in enumerate(self.empties):
@@ -202,8 +183,6 @@ class FastBoard:
         other.nxt = self.nxt[:]
         other.csize = self.csize[:]
         other.plib = self.plib[:]
-        other.lsum = self.lsum[:]
-        other.lsq = self.lsq[:]
         other.empties = self.empties[:]
         other.epos = self.epos[:]
         other.pat = self.pat[:]
@@ -266,10 +245,7 @@ class FastBoard:
                 head[s] = p
                 nxt[s] = chain[(i + 1) % len(chain)]
             csize[p] = len(chain)
-            libs = [q for s in chain for q in nb[s] if color[q] == EMPTY]
-            plib[p] = len(libs)
-            self.lsum[p] = sum(libs)
-            self.lsq[p] = sum(q * q for q in libs)
+            plib[p] = sum(1 for s in chain for q in nb[s] if color[q] == EMPTY)
 
     def _compute_patterns(self) -> None:
         color, pat = self.color, self.pat
@@ -342,7 +318,6 @@ class FastBoard:
     def _place(self, p: int, c: int) -> int:
         """Put a stone of colour ``c`` at the empty point ``p``, known to be legal."""
         color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib
-        lsum, lsq = self.lsum, self.lsq
         empties, epos, pat = self.empties, self.epos, self.pat
         geo = self.geo
         nb = geo.neighbours
@@ -362,30 +337,21 @@ class FastBoard:
         for q, unit in updates[p]:
             pat[q] += unit * c
         libs = 0
-        lib_sum = 0
-        lib_squares = 0
-        pp = p * p
         friends: list[int] = []
         enemies: list[int] = []
         for q in nb[p]:
             cq = color[q]
             if cq == EMPTY:
                 libs += 1
-                lib_sum += q
-                lib_squares += q * q
             elif cq != BORDER:
                 h = head[q]
                 plib[h] -= 1
-                lsum[h] -= p
-                lsq[h] -= pp
                 if cq == c:
                     if h not in friends:
                         friends.append(h)
                 elif h not in enemies:
                     enemies.append(h)
         plib[p] = libs
-        lsum[p] = lib_sum
-        lsq[p] = lib_squares
         hp = p
         for h in friends:
             if csize[h] >= csize[hp]:
@@ -401,8 +367,6 @@ class FastBoard:
             nxt[small], nxt[big] = nxt[big], nxt[small]
             csize[big] += csize[small]
             plib[big] += plib[small]
-            lsum[big] += lsum[small]
-            lsq[big] += lsq[small]
             hp = big
         captured = 0
         last_captured = 0
@@ -425,14 +389,10 @@ class FastBoard:
                     break
             s = h
             while True:
-                ss = s * s
                 for q in nb[s]:
                     cq = color[q]
                     if cq in (BLACK, WHITE):
-                        hq = head[q]
-                        plib[hq] += 1
-                        lsum[hq] += s
-                        lsq[hq] += ss
+                        plib[head[q]] += 1
                 t = nxt[s]
                 nxt[s] = s
                 head[s] = s
@@ -469,15 +429,6 @@ class FastBoard:
             s = nxt[s]
             if s == p:
                 return found
-
-    def atari_liberty(self, p: int) -> int:
-        """The one liberty of the chain through stone ``p`` if it is in atari, else 0."""
-        h = self.head[p]
-        n = self.plib[h]
-        total = self.lsum[h]
-        if n and total * total == n * self.lsq[h]:
-            return total // n
-        return 0
 
     def chain(self, p: int) -> list[int]:
         """The stones of the chain through ``p``."""

@@ -142,15 +142,3 @@ def true_eye_tables() -> tuple[bytes, bytes, bytes]:
                     ]
                     tables[own][code_of(cells)] = 1
     return bytes(tables[0]), bytes(tables[1]), bytes(tables[2])
-
-
-@functools.cache
-def shape_move_tables() -> tuple[bytes, bytes, bytes]:
-    """Per colour, 1 at codes that match a shape and are not that colour's true eye:
-    the playout's shape rule in one lookup."""
-    shapes = pattern_table()
-    eyes = true_eye_tables()
-    out = [bytes(TABLE_SIZE)]
-    for own in (BLACK, WHITE):
-        out.append(bytes(s & (1 - e) for s, e in zip(shapes, eyes[own], strict=True)))
-    return out[0], out[1], out[2]

@@ -15,11 +15,11 @@ Owns the simulation ("default") policies of the search:
 
 Both loops are written out by hand over the board's lists with every name
 bound locally: that is where the engine spends its time.  A playout mutates
-the board it is given (callers pass a copy; ``light`` keeps neither the 3x3
-codes nor the pseudo-liberty sums up to date) and leaves side to move,
-passes, ko and last move written back, so a test can step it one move at a
-time.  Score the result with :func:`engines.mcts.fastboard.score_terminal`,
-or play out and score in one go with :func:`black_result`.
+the board it is given (callers pass a copy; ``light`` does not keep the 3x3
+codes up to date) and leaves side to move, passes, ko and last move written
+back, so a test can step it one move at a time.  Score the result with
+:func:`engines.mcts.fastboard.score_terminal`, or play out and score in one
+go with :func:`black_result`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Final, Protocol
 
 from engines.mcts import tactics
 from engines.mcts.fastboard import EMPTY, PASS, FastBoard, score_terminal
-from engines.mcts.patterns import shape_move_tables, true_eye_tables
+from engines.mcts.patterns import pattern_table, true_eye_tables
 
 
 class Playout(Protocol):
@@ -254,29 +254,25 @@ def playout_default(
     the board than the other and return who (1 Black, -1 White); the search
     counts it as that side's win (the mercy rule: a game that lopsided is
     decided, and its last moves only fill in territory).
-
-    Atari tests read the chains' pseudo-liberty sums (O(1), see
-    :mod:`engines.mcts.fastboard`); the rare questions that need a walk along
-    a chain are :mod:`engines.mcts.tactics`.
     """
     color = board.color
     head = board.head
     nxt = board.nxt
     csize = board.csize
     plib = board.plib
-    lsum = board.lsum
-    lsq = board.lsq
     empties = board.empties
     epos = board.epos
     pat = board.pat
     geo = board.geo
     nb = geo.neighbours
-    diagonals = geo.diagonals
-    colour_updates = geo.colour_updates
+    around = geo.around
+    updates = geo.pattern_updates
+    shapes = pattern_table()
     eye_tables = true_eye_tables()
-    shape_tables = shape_move_tables()
+    lone_liberty = tactics.lone_liberty
+    is_legal = tactics.is_legal
     self_atari = tactics.self_atari
-    saving = tactics.saving_moves
+    saving_moves = tactics.saving_moves
     c = board.to_move
     ko = board.ko if board.ko_colour == c else 0
     passes = board.passes
@@ -284,114 +280,58 @@ def playout_default(
     moves_left = max_moves or geo.max_playout_moves
     n = len(empties)
     candidates: list[int] = []
-    captures: list[int] = []
-    shaped: list[int] = []
     # Black's stones minus White's, for the mercy rule (0: not kept)
     lead = color.count(1) - color.count(2) if mercy else 0
     while passes < 2 and moves_left:
         moves_left -= 1
         o = 3 - c
         eyes = eye_tables[c]
-        shape_moves = shape_tables[c]
         move = 0
         if last:
-            # One pass over the eight points around the last move gathers all
-            # three rules' candidates; the first rule that has some is used.
-            # A chain is in atari when all its pseudo-liberties are one point:
-            # sum * sum == count * squares (at most four pseudo-liberties).
+            # A chain can only be in atari with at most 4 pseudo-liberties, and
+            # a single stone is in atari exactly when it has one.
+            # 1. our chains the last move put in atari
             for q in nb[last]:
-                cq = color[q]
-                if cq == c:
-                    # 1. our chains the last move put in atari
+                if color[q] == c:
                     h = head[q]
                     lq = plib[h]
-                    if lq <= 4:
-                        t = lsum[h]
-                        if t * t == lq * lsq[h]:
-                            saving(h, t // lq, c, color, head, nxt, plib, lsum, lsq, nb,
-                                   candidates)
-                elif cq == o:
-                    # 2. opponent chains in atari at or around the last move
-                    h = head[q]
-                    lq = plib[h]
-                    if lq <= 4:
-                        t = lsum[h]
-                        if t * t == lq * lsq[h]:
-                            t //= lq
-                            if t not in captures:
-                                captures.append(t)
-                elif not cq and shape_moves[pat[q]]:
-                    # 3. shapes next to the last move
-                    shaped.append(q)
-            for q in diagonals[last]:
-                cq = color[q]
-                if cq == o:
-                    h = head[q]
-                    lq = plib[h]
-                    if lq <= 4:
-                        t = lsum[h]
-                        if t * t == lq * lsq[h]:
-                            t //= lq
-                            if t not in captures:
-                                captures.append(t)
-                elif not cq and shape_moves[pat[q]]:
-                    shaped.append(q)
+                    if lq == 1 or (lq <= 4 and csize[h] > 1):
+                        lib = lone_liberty(h, color, nxt, nb)
+                        if lib:
+                            saving_moves(h, lib, c, color, head, nxt, plib, nb, candidates)
+            # 2. opponent chains in atari at or around the last move
             if not candidates:
-                # the last move's own chain comes first among the captures
                 h = head[last]
                 lq = plib[h]
-                t = lsum[h]
-                if lq <= 4 and t * t == lq * lsq[h]:
-                    t //= lq
-                    candidates.append(t)
-                    for q in captures:
-                        if q != t:
+                if lq == 1 or (lq <= 4 and csize[h] > 1):
+                    lib = lone_liberty(h, color, nxt, nb)
+                    if lib:
+                        candidates.append(lib)
+                for q in around[last]:
+                    if color[q] == o:
+                        h = head[q]
+                        lq = plib[h]
+                        if lq == 1 or (lq <= 4 and csize[h] > 1):
+                            lib = lone_liberty(h, color, nxt, nb)
+                            if lib and lib not in candidates:
+                                candidates.append(lib)
+            # 3. shapes next to the last move
+            if not candidates:
+                for q in around[last]:
+                    if not color[q]:
+                        code = pat[q]
+                        if shapes[code] and not eyes[code]:
                             candidates.append(q)
-                elif captures:
-                    candidates.extend(captures)
-                else:
-                    candidates.extend(shaped)
-            if captures:
-                captures.clear()
-            if shaped:
-                shaped.clear()
             while candidates:
                 i = int(rnd() * len(candidates))
                 p = candidates[i]
                 candidates[i] = candidates[-1]
                 candidates.pop()
-                if p == ko or color[p]:
-                    continue
-                a, b, d, e = nb[p]
-                ca = color[a]
-                cb = color[b]
-                cd = color[d]
-                ce = color[e]
-                free = (not ca) + (not cb) + (not cd) + (not ce)
-                if not free:
-                    # legal iff it captures or a friend keeps another liberty
-                    for q in (a, b, d, e):
-                        cq = color[q]
-                        if cq == 3:
-                            continue
-                        h = head[q]
-                        lq = plib[h]
-                        if lq > 4:
-                            full = False
-                        else:
-                            full = lq == (head[a] == h) + (head[b] == h) + (head[d] == h) + (
-                                head[e] == h
-                            )
-                        if (cq == o) == full:
-                            break
-                    else:
-                        continue  # illegal
-                if free < 2 and (ca == c or cb == c or cd == c or ce == c) and self_atari(
-                    p, c, color, head, nxt, plib, lsum, lsq, nb
+                if is_legal(p, c, ko, color, head, plib, nb) and not self_atari(
+                    p, c, color, head, nxt, plib, csize, nb
                 ):
-                    continue
-                move = p
-                candidates.clear()
+                    move = p
+                    candidates.clear()
         if not move and n:
             i = int(rnd() * n)
             k = n
@@ -401,7 +341,7 @@ def playout_default(
                 i += 1
                 if i == n:
                     i = 0
-                if p == ko:
+                if p == ko or eyes[pat[p]]:
                     continue
                 a, b, d, e = nb[p]
                 ca = color[a]
@@ -413,8 +353,6 @@ def playout_default(
                     move = p
                     break
                 if free == 0:
-                    if eyes[pat[p]]:
-                        continue  # an eye has no empty neighbour
                     for q in (a, b, d, e):
                         cq = color[q]
                         if cq == 3:
@@ -437,7 +375,7 @@ def playout_default(
                 # Legal with at most one empty neighbour: refuse to put a chain
                 # of ours in atari (a lone stone may still be thrown in).
                 if (ca == c or cb == c or cd == c or ce == c) and self_atari(
-                    p, c, color, head, nxt, plib, lsum, lsq, nb
+                    p, c, color, head, nxt, plib, csize, nb
                 ):
                     move = 0
                     continue
@@ -466,27 +404,18 @@ def playout_default(
         nxt[p] = p
         csize[p] = 1
         plib[p] = 0
-        lsum[p] = 0
-        lsq[p] = 0
-        for q, unit in colour_updates[c][p]:
-            pat[q] += unit
+        for q, unit in updates[p]:
+            pat[q] += unit * c
         libs = 0
-        lib_sum = 0
-        lib_squares = 0
-        pp = p * p
         hp = p
         captured = 0
         for q in nb[p]:
             cq = color[q]
             if not cq:
                 libs += 1
-                lib_sum += q
-                lib_squares += q * q
             elif cq == c:
                 h = head[q]
                 plib[h] -= 1
-                lsum[h] -= p
-                lsq[h] -= pp
                 if h != hp:
                     # merge the smaller chain into the bigger one
                     if csize[h] >= csize[hp]:
@@ -504,19 +433,14 @@ def playout_default(
                     nxt[small], nxt[big] = nxt[big], nxt[small]
                     csize[big] += csize[small]
                     plib[big] += plib[small]
-                    lsum[big] += lsum[small]
-                    lsq[big] += lsq[small]
                     hp = big
             elif cq == o:
                 h = head[q]
                 plib[h] -= 1
-                lsum[h] -= p
-                lsq[h] -= pp
                 if not plib[h]:
                     captured = 1  # remove it below, once every liberty is counted
         if captured:
             captured = 0
-            their_updates = colour_updates[o]
             for q in nb[p]:
                 if color[q] == o and not plib[head[q]]:
                     h = head[q]
@@ -526,22 +450,18 @@ def playout_default(
                         epos[s] = n
                         empties.append(s)
                         n += 1
-                        for r, unit in their_updates[s]:
-                            pat[r] -= unit
+                        for r, unit in updates[s]:
+                            pat[r] -= unit * o
                         captured += 1
                         s = nxt[s]
                         if s == h:
                             break
                     s = h
                     while True:
-                        ss = s * s
                         for r in nb[s]:
                             cr = color[r]
                             if cr == 1 or cr == 2:
-                                hr = head[r]
-                                plib[hr] += 1
-                                lsum[hr] += s
-                                lsq[hr] += ss
+                                plib[head[r]] += 1
                         t = nxt[s]
                         nxt[s] = s
                         head[s] = s
@@ -549,8 +469,6 @@ def playout_default(
                         if s == h:
                             break
             plib[hp] += libs
-            lsum[hp] += lib_sum
-            lsq[hp] += lib_squares
             if mercy:
                 lead += captured if c == 1 else -captured
             if captured == 1 and hp == p and plib[p] == 1:
@@ -563,8 +481,6 @@ def playout_default(
                 ko = 0
         else:
             plib[hp] += libs
-            lsum[hp] += lib_sum
-            lsq[hp] += lib_squares
             ko = 0
         c = o
         if mercy:

@@ -36,7 +36,7 @@ import attrs
 
 from engines.mcts.fastboard import PASS, FastBoard
 from engines.mcts.patterns import pattern_table, true_eye_tables
-from engines.mcts.tactics import liberty_count, self_atari
+from engines.mcts.tactics import liberty_count, lone_liberty, self_atari
 
 if TYPE_CHECKING:
     from engines.mcts.config import SearchConfig
@@ -141,8 +141,6 @@ def heuristic_priors(
     nxt = board.nxt
     csize = board.csize
     plib = board.plib
-    lsum = board.lsum
-    lsq = board.lsq
     pat = board.pat
     geo = board.geo
     nb = geo.neighbours
@@ -175,7 +173,6 @@ def heuristic_priors(
     pass_rate = weights.pass_rate
     out: list[tuple[float, float]] = []
     for p in moves:
-        pp = p * p
         n = u
         w = u / 2
         if p == PASS:
@@ -196,7 +193,7 @@ def heuristic_priors(
                 seen.append(h)
             if cq == o:
                 lq = plib[h]
-                if lsum[h] == lq * p and lsq[h] == lq * pp:  # in atari at p
+                if lq <= 4 and lone_liberty(h, color, nxt, nb) == p:
                     captured += csize[h]
                 elif lq <= 8 and liberty_count(h, color, nxt, nb, 3) == 2:
                     n += atari  # it will be in atari (if we survive)
@@ -204,8 +201,8 @@ def heuristic_priors(
             elif cq == c:
                 friend = True
                 if (
-                    lsum[h] == plib[h] * p
-                    and lsq[h] == plib[h] * pp
+                    plib[h] <= 4
+                    and lone_liberty(h, color, nxt, nb) == p
                     # saving only helps if the stone leaves the chain more liberties
                     and _liberties_after(p, c, color, head, nxt, nb) >= 2
                 ):
@@ -215,7 +212,7 @@ def heuristic_priors(
             bonus = capture_many if captured > 1 else capture_one
             n += bonus
             w += bonus
-        elif free < 2 and friend and self_atari(p, c, color, head, nxt, plib, lsum, lsq, nb):
+        elif free < 2 and friend and self_atari(p, c, color, head, nxt, plib, csize, nb):
             n += self_atari_loss
         code = pat[p]
         if shapes[code] and not eyes[code]:

@@ -34,7 +34,7 @@ def own_true_eye(board: FastBoard, p: int, colour: int) -> bool:
 def refused_by_default(board: FastBoard, p: int, colour: int) -> bool:
     """The default policy keeps true eyes and refuses big self-ataris."""
     return own_true_eye(board, p, colour) or self_atari(
-        p, colour, board.color, board.head, board.nxt, board.plib, board.lsum, board.lsq,
+        p, colour, board.color, board.head, board.nxt, board.plib, board.csize,
         board.geo.neighbours,
     )
 
