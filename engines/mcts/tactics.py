@@ -13,8 +13,10 @@ has as many pseudo-liberties as liberties.
 
 (Keeping, per chain, the sum and the sum of squares of its pseudo-liberties
 answers "in atari, and where" in O(1), but on 9x9 in CPython the upkeep at
-every stone placed cost more than the walks it saved: measured 3-7% slower
-playouts in an A/B against these walks, so the walks stay.)
+every stone placed costs about what the walks cost: a playout built on it
+(with the three local rules gathered in one pass) measured 3% slower on the
+empty board and 6-7% slower in the midgame in an A/B against these walks, so
+the walks stay.)
 """
 
 from __future__ import annotations
