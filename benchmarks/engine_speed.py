@@ -25,6 +25,7 @@ turn) so that a busy machine slows all of them alike; each search keeps
 growing one tree for the whole run.
 
     python benchmarks/engine_speed.py [--seconds S] [--tree-sims N] [--parallel-seconds S]
+                                      [--options]
 
 The last line is ``RESULT {json}``; the JSON also goes to
 ``benchmarks/results/engine_speed.json``.
@@ -121,9 +122,20 @@ def plain_uct(policy: str = "default") -> SearchConfig:
     return SearchConfig(policy=policy, rave="off", priors="none")  # type: ignore[arg-type]
 
 
-def engine_batch(board: FastBoard, seed: int) -> Callable[[], int]:
+# The default search with the options that trade knowledge for speed (issue 18):
+# fewer expansions, and playouts cut short once one side leads by 25 stones.
+FAST_OPTIONS: dict[str, SearchConfig] = {
+    "--expand-threshold 8": SearchConfig(expand_threshold=8),
+    "--mercy 25": SearchConfig(mercy=25),
+    "--expand-threshold 8 --mercy 25": SearchConfig(expand_threshold=8, mercy=25),
+}
+
+
+def engine_batch(
+    board: FastBoard, seed: int, config: SearchConfig | None = None
+) -> Callable[[], int]:
     """The engine's default search (heuristic MC-RAVE), 10 simulations a call."""
-    search = Search(SearchConfig(), seed)
+    search = Search(config or SearchConfig(), seed)
     search.set_position(board, KOMI)
 
     def batch() -> int:
@@ -257,6 +269,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="per measurement")
     parser.add_argument("--tree-sims", type=int, default=40_000)
+    parser.add_argument("--options", action="store_true",
+                        help="also time the engine default with --expand-threshold 8 and"
+                        " --mercy 25 (not the default: their strength is not measured)")
     parser.add_argument("--parallel-seconds", type=float, default=10.0,
                         help="per measurement of the worker processes (0: skip)")
     args = parser.parse_args()
@@ -273,6 +288,9 @@ def main() -> int:
         batches[f"{pos}/light"] = search_batch(fast, "light", seed=1)
         batches[f"{pos}/engine"] = engine_batch(fast, seed=1)
         batches[f"{pos}/playout"] = playout_batch(fast, seed=1)
+        if args.options:
+            for flags, config in FAST_OPTIONS.items():
+                batches[f"{pos}/engine {flags}"] = engine_batch(fast, 1, config)
     print(f"python {platform.python_version()} on {platform.machine()}; "
           f"{args.seconds:g}s per measurement, interleaved", flush=True)
     rates = interleaved(batches, args.seconds)
@@ -285,6 +303,9 @@ def main() -> int:
             value = rates[f"{pos}/{what}"]
             label = LABELS[what]
             print(f"{pos + ' ' + label:44s}{value:8.0f}{value / reference:12.2f}")
+        for flags in FAST_OPTIONS if args.options else ():
+            value = rates[f"{pos}/engine {flags}"]
+            print(f"{pos + ' engine ' + flags:44s}{value:8.0f}{value / reference:12.2f}")
     memory = tree_memory(args.tree_sims)
     print(f"tree: {memory['tree_nodes']:.0f} nodes after {args.tree_sims} simulations, "
           f"{memory['bytes_per_node']:.0f} bytes/node, "
@@ -324,6 +345,19 @@ def main() -> int:
         "default_playout_only_ratio": round(rates["empty/playout"] / rates["empty/reference"], 3),
         "midgame_default_playout_only_ratio": round(
             rates["midgame/playout"] / rates["midgame/reference"], 3
+        ),
+        **(
+            {
+                "engine_ratio_with_options": {
+                    flags: {
+                        pos: round(rates[f"{pos}/engine {flags}"] / rates[f"{pos}/reference"], 3)
+                        for pos in positions
+                    }
+                    for flags in FAST_OPTIONS
+                }
+            }
+            if args.options
+            else {}
         ),
         "mb_per_100k_nodes": memory["mb_per_100k_nodes"],
         "tree_nodes": memory["tree_nodes"],
