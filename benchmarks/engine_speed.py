@@ -5,7 +5,11 @@ Measures, in one process and one run: simulations per second of
 empty 9x9 board and on the midgame position of
 ``../shared/bench/midgame_9x9_30moves.txt``, for the ``default`` and ``light``
 playout policies under plain UCT, and for the engine's default search
-(heuristic MC-RAVE, ``engine_default_sims_per_s``); the uniform random playouts per second of
+(heuristic MC-RAVE, ``engine_default_sims_per_s``, ratio
+``engine_default_ratio``: the figure issue 18 asks to be at least 0.7); the
+default policy's playouts alone, without a tree
+(``default_playout_only_ratio``: how much of the gap is the policy's
+knowledge); the uniform random playouts per second of
 ``../shared/bench/reference_playout.py`` on the same two positions; the
 ratios; the memory of the tree per node (tracemalloc), with the size a
 100,000-node tree would have; and the simulations per second of the search
@@ -21,6 +25,7 @@ turn) so that a busy machine slows all of them alike; each search keeps
 growing one tree for the whole run.
 
     python benchmarks/engine_speed.py [--seconds S] [--tree-sims N] [--parallel-seconds S]
+                                      [--options]
 
 The last line is ``RESULT {json}``; the JSON also goes to
 ``benchmarks/results/engine_speed.json``.
@@ -48,10 +53,21 @@ sys.path.insert(0, str(ROOT))
 from engines.mcts.fastboard import FastBoard  # noqa: E402
 from engines.mcts.gtp_engine import EngineOptions  # noqa: E402
 from engines.mcts.parallel import WorkerPool  # noqa: E402
+from engines.mcts.policy import black_result, playout_default  # noqa: E402
 from engines.mcts.search import Search, SearchConfig  # noqa: E402
 from gtp.vertex import parse_vertex  # noqa: E402
 
-SHARED_BENCH = ROOT.parent / "shared" / "bench"
+
+def _shared_bench() -> Path:
+    """``shared/bench`` beside the checkout (or beside a folder above it: worktrees)."""
+    for folder in ROOT.parents:
+        candidate = folder / "shared" / "bench"
+        if candidate.is_dir():
+            return candidate
+    return ROOT.parent / "shared" / "bench"
+
+
+SHARED_BENCH = _shared_bench()
 RESULTS = ROOT / "benchmarks" / "results"
 KOMI = 7.5
 
@@ -106,9 +122,20 @@ def plain_uct(policy: str = "default") -> SearchConfig:
     return SearchConfig(policy=policy, rave="off", priors="none")  # type: ignore[arg-type]
 
 
-def engine_batch(board: FastBoard, seed: int) -> Callable[[], int]:
+# The default search with the options that trade knowledge for speed (issue 18):
+# fewer expansions, and playouts cut short once one side leads by 25 stones.
+FAST_OPTIONS: dict[str, SearchConfig] = {
+    "--expand-threshold 8": SearchConfig(expand_threshold=8),
+    "--mercy 25": SearchConfig(mercy=25),
+    "--expand-threshold 8 --mercy 25": SearchConfig(expand_threshold=8, mercy=25),
+}
+
+
+def engine_batch(
+    board: FastBoard, seed: int, config: SearchConfig | None = None
+) -> Callable[[], int]:
     """The engine's default search (heuristic MC-RAVE), 10 simulations a call."""
-    search = Search(SearchConfig(), seed)
+    search = Search(config or SearchConfig(), seed)
     search.set_position(board, KOMI)
 
     def batch() -> int:
@@ -126,6 +153,14 @@ def search_batch(board: FastBoard, policy: str, seed: int) -> Callable[[], int]:
         return search.simulate(10)
 
     return batch
+
+
+LABELS = {
+    "engine": "engine default simulations",  # heuristic MC-RAVE with the default policy
+    "default": "default policy, plain UCT",
+    "light": "light policy, plain UCT",
+    "playout": "default policy, playout only",
+}
 
 
 PARALLEL_CONFIGS = {
@@ -184,6 +219,19 @@ def _simulations(search: Search, count: int) -> Callable[[], int]:
     return batch
 
 
+def playout_batch(board: FastBoard, seed: int) -> Callable[[], int]:
+    """The default policy alone (no tree): copy, play out with the AMAF record, score."""
+    rnd = random.Random(seed).random
+
+    def batch() -> int:
+        for _ in range(10):
+            copy = board.copy()
+            black_result(copy, playout_default, rnd, KOMI, bytearray(copy.geo.cells))
+        return 10
+
+    return batch
+
+
 def reference_batch(ref: ModuleType, state: Any) -> Callable[[], int]:
     rnd = random.Random(1).random
 
@@ -221,6 +269,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="per measurement")
     parser.add_argument("--tree-sims", type=int, default=40_000)
+    parser.add_argument("--options", action="store_true",
+                        help="also time the engine default with --expand-threshold 8 and"
+                        " --mercy 25 (not the default: their strength is not measured)")
     parser.add_argument("--parallel-seconds", type=float, default=10.0,
                         help="per measurement of the worker processes (0: skip)")
     args = parser.parse_args()
@@ -236,17 +287,25 @@ def main() -> int:
         batches[f"{pos}/default"] = search_batch(fast, "default", seed=1)
         batches[f"{pos}/light"] = search_batch(fast, "light", seed=1)
         batches[f"{pos}/engine"] = engine_batch(fast, seed=1)
+        batches[f"{pos}/playout"] = playout_batch(fast, seed=1)
+        if args.options:
+            for flags, config in FAST_OPTIONS.items():
+                batches[f"{pos}/engine {flags}"] = engine_batch(fast, 1, config)
     print(f"python {platform.python_version()} on {platform.machine()}; "
           f"{args.seconds:g}s per measurement, interleaved", flush=True)
     rates = interleaved(batches, args.seconds)
     print()
-    print(f"{'':22s}{'per second':>12s}{'x reference':>14s}")
+    print(f"{'':32s}{'per second':>12s}{'x reference':>14s}")
     for pos in positions:
         reference = rates[f"{pos}/reference"]
         print(f"{pos + ' reference playouts':34s}{reference:8.0f}")
-        for what in ("default", "light", "engine"):
+        for what in ("engine", "default", "light", "playout"):
             value = rates[f"{pos}/{what}"]
-            print(f"{pos + ' ' + what + ' simulations':34s}{value:8.0f}{value / reference:12.2f}")
+            label = LABELS[what]
+            print(f"{pos + ' ' + label:44s}{value:8.0f}{value / reference:12.2f}")
+        for flags in FAST_OPTIONS if args.options else ():
+            value = rates[f"{pos}/engine {flags}"]
+            print(f"{pos + ' engine ' + flags:44s}{value:8.0f}{value / reference:12.2f}")
     memory = tree_memory(args.tree_sims)
     print(f"tree: {memory['tree_nodes']:.0f} nodes after {args.tree_sims} simulations, "
           f"{memory['bytes_per_node']:.0f} bytes/node, "
@@ -279,6 +338,27 @@ def main() -> int:
         "midgame_light_ratio": round(rates["midgame/light"] / rates["midgame/reference"], 3),
         "engine_default_sims_per_s": round(rates["empty/engine"]),
         "midgame_engine_default_sims_per_s": round(rates["midgame/engine"]),
+        "engine_default_ratio": round(rates["empty/engine"] / rates["empty/reference"], 3),
+        "midgame_engine_default_ratio": round(
+            rates["midgame/engine"] / rates["midgame/reference"], 3
+        ),
+        "default_playout_only_ratio": round(rates["empty/playout"] / rates["empty/reference"], 3),
+        "midgame_default_playout_only_ratio": round(
+            rates["midgame/playout"] / rates["midgame/reference"], 3
+        ),
+        **(
+            {
+                "engine_ratio_with_options": {
+                    flags: {
+                        pos: round(rates[f"{pos}/engine {flags}"] / rates[f"{pos}/reference"], 3)
+                        for pos in positions
+                    }
+                    for flags in FAST_OPTIONS
+                }
+            }
+            if args.options
+            else {}
+        ),
         "mb_per_100k_nodes": memory["mb_per_100k_nodes"],
         "tree_nodes": memory["tree_nodes"],
         **{

@@ -17,7 +17,11 @@ repeat a whole game), void games and forfeits, and the engine's simulations per
 second on this machine (median over three fixed 9x9 positions, measured in this
 process); then one verdict line per target.  The rows also go to
 ``benchmarks/results/engine_strength.json`` (for another ``--workdir``: to
-``engine_strength.json`` inside it), rebuilt from the competitions on disk.
+``engine_strength.json`` inside it), rebuilt from the competitions on disk and
+tagged with the engine commit they were played with (``--engine-commit``, by
+default this checkout's); rows the file already held for other commits are
+kept, and those of the same configuration, simulations and level are marked
+``superseded_by`` the newer commit (``benchmarks/strength_history.py``).
 
 Resumable: running again with the same or a larger ``--games`` continues each
 competition where it stopped (Ctrl-C or kill loses at most the games in
@@ -34,8 +38,11 @@ at a time (mind the cores: each game runs our engine and GNU Go).  Measure
 sims/s while nothing else runs, or keep the last figures with ``--no-speed``.
 The last line is ``RESULT [json rows]``.
 
-Configurations: ``uct``, ``rave``, ``heuristic-rave``, ``heuristic-rave-graph``
-(see ``CONFIGS``), each at 1000 and 3000 simulations per move by default.
+Configurations: ``uct``, ``rave``, ``heuristic-rave``, ``heuristic-rave-graph``,
+``heuristic-rave-workers1`` (see ``CONFIGS``), each at 1000 and 3000
+simulations per move by default.  The 10,000-simulation row:
+``--configs heuristic-rave-workers1 --sims 10000 -j 1`` (each game keeps two
+cores busy).
 """
 
 from __future__ import annotations
@@ -68,6 +75,7 @@ from arena.reports.export import counted_results  # noqa: E402
 from arena.results import EndReason  # noqa: E402
 from arena.store.files import CompetitionFiles, atomic_write, is_running  # noqa: E402
 from arena.store.journal import VoidEntry, iter_journal  # noqa: E402
+from benchmarks.strength_history import current_commit, merge_rows  # noqa: E402
 
 PROG: Final = "engine_strength"
 RESULTS: Final = ROOT / "benchmarks" / "results"
@@ -76,11 +84,11 @@ RESULTS_FILE: Final = "engine_strength.json"
 BOARD_SIZE: Final = 9
 KOMI: Final = 7.5
 MOVE_LIMIT: Final = 400
-MOVE_TIMEOUT: Final = 300.0
+MOVE_TIMEOUT: Final = 900.0  # generous: a niced engine on a busy machine must never forfeit
 MATCHUP_ID: Final = "vs-gnugo"
 EXIT_INTERRUPTED: Final = 130  # the arena's status when Ctrl-C or SIGTERM stopped it
 TARGET_SIMS: Final = 3000
-TARGET_WIN_RATE: Final = 0.60
+TARGET_WIN_RATE: Final = 0.70  # MoGo's heuristic MC-RAVE had 69% (Gelly & Silver 2011)
 GRAPH_CONFIG: Final = "heuristic-rave-graph"
 TREE_CONFIG: Final = "heuristic-rave"
 
@@ -90,6 +98,10 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
     "rave": ("--rave", "mse", "--priors", "none"),
     "heuristic-rave": ("--rave", "mse", "--priors", "heuristic"),
     "heuristic-rave-graph": ("--rave", "mse", "--priors", "heuristic", "--structure", "graph"),
+    # The default search with one playout worker: the engine process and the worker both
+    # play out (two cores per game; batches of leaves under virtual loss, so it is not
+    # the same search as in one process); what makes 10,000 simulations affordable.
+    "heuristic-rave-workers1": ("--rave", "mse", "--priors", "heuristic", "--workers", "1"),
 }
 DEFAULT_SIMS: Final = (1000, 3000)
 
@@ -255,6 +267,7 @@ class Row:
     opponent: str
     updated: str | None
     sims_per_s: float | None = None
+    engine_commit: str | None = None  # the engine code the games were played with
 
     @property
     def win_rate(self) -> float:
@@ -284,6 +297,7 @@ class Row:
             "opponent_forfeits": self.opponent_forfeits,
             "level": self.level,
             "engine_args": list(CONFIGS.get(self.config, ())),
+            "engine_commit": self.engine_commit,
             "updated": self.updated,
         }
 
@@ -645,6 +659,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="results JSON (default benchmarks/results/engine_strength.json,"
                         " or WORKDIR/engine_strength.json for another --workdir)")
     parser.add_argument("--report-only", action="store_true", help="play nothing; report")
+    parser.add_argument("--engine-commit", default=None, metavar="HASH",
+                        help="the engine commit the games in --workdir were played with"
+                        " (default: this checkout's HEAD); the results file keeps rows of"
+                        " other commits and marks those superseded")
     parser.add_argument("--no-speed", action="store_true",
                         help="skip measuring sims/s; keep the values in the results file")
     return parser
@@ -671,8 +689,18 @@ def validate(args: argparse.Namespace) -> None:
             raise UsageError(f"config {config!r}: the engine refuses its options ({complaint})")
 
 
+def earlier_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows the results file holds now (none if it is missing or unreadable)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+
+
 def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
-    rows = read_workdir(workdir)
+    commit = args.engine_commit or current_commit(ROOT)
+    rows = [attrs.evolve(r, engine_commit=commit) for r in read_workdir(workdir)]
     if args.no_speed:
         speeds = previous_speeds(output)
         rows = [attrs.evolve(r, sims_per_s=speeds.get((r.config, r.sims))) for r in rows]
@@ -695,9 +723,11 @@ def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
         print(f"\nno games in {workdir}: {output} left as it was")
     else:
         output.parent.mkdir(parents=True, exist_ok=True)
-        data = json.dumps(json_rows(rows), indent=2) + "\n"
+        merged = merge_rows(earlier_rows(output), json_rows(rows))
+        data = json.dumps(merged, indent=2) + "\n"
         atomic_write(output, data.encode(), durable=False)
-        print(f"\nwrote {output}")
+        kept = len(merged) - len(rows)
+        print(f"\nwrote {output} ({len(rows)} rows measured here, {kept} earlier rows kept)")
     print("RESULT " + json.dumps(json_rows(rows)))
 
 

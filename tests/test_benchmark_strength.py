@@ -120,7 +120,7 @@ def test_bad_arguments_give_one_line_and_status_2(capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err.splitlines()
     assert err == [
         "engine_strength: unknown config 'nope' (known: uct, rave, heuristic-rave,"
-        " heuristic-rave-graph)",
+        " heuristic-rave-graph, heuristic-rave-workers1)",
         "engine_strength: give --games N (games per competition) or --report-only",
     ]
 
@@ -211,16 +211,16 @@ def test_win_rate_and_standard_error() -> None:
 def test_verdicts_name_the_numbers_and_never_overclaim() -> None:
     rows = [
         row("uct", 3000, 100, 40),
-        row("heuristic-rave", 3000, 100, 64),
-        row("heuristic-rave-graph", 3000, 100, 62),
+        row("heuristic-rave", 3000, 100, 72),
+        row("heuristic-rave-graph", 3000, 100, 70),
         row("heuristic-rave", 1000, 50, 20),
         row("heuristic-rave-graph", 1000, 50, 25),
         row("uct", 3000, 100, 99, level=1),  # another opponent: ignored
     ]
     best, graph = es.verdicts(rows, 10)
-    assert best.startswith("best config at 3000 sims >= 60% v GNU Go level 10:")
+    assert best.startswith("best config at 3000 sims >= 70% v GNU Go level 10:")
     assert best.endswith(
-        "heuristic-rave 64.0% ± 4.8% over 100 games: met (but 60% is within one standard error)"
+        "heuristic-rave 72.0% ± 4.5% over 100 games: met (but 70% is within one standard error)"
     )
     assert "1000 sims: graph 50.0%" in graph and "tree 40.0%" in graph
     assert graph.index("1000 sims") < graph.index("3000 sims")
@@ -229,8 +229,33 @@ def test_verdicts_name_the_numbers_and_never_overclaim() -> None:
 
     low = es.verdicts([row("uct", 3000, 100, 30)], 10)
     assert low[0].endswith("uct 30.0% ± 4.6% over 100 games: not met")
+    near = es.verdicts([row("uct", 3000, 100, 67)], 10)
+    assert near[0].endswith("67.0% ± 4.7% over 100 games: not met (but 70% is within one"
+                            " standard error)")
     assert low[1].endswith("not measured yet (no sims with games for both)")
     assert es.verdicts([], 10)[0].endswith("not measured yet (no games at 3000 sims)")
+
+
+def test_results_keep_earlier_rows_and_mark_the_superseded(tmp_path: Path) -> None:
+    output = tmp_path / "engine_strength.json"
+    old = {"config": "uct", "sims": 1000, "level": 10, "games": 12, "wins": 0,
+           "engine_commit": None}
+    other = {"config": "rave", "sims": 1000, "level": 10, "games": 12, "wins": 1,
+             "engine_commit": None}
+    output.write_text(json.dumps([old, other]))
+    now = {"config": "uct", "sims": 1000, "level": 10, "games": 5, "wins": 3,
+           "engine_commit": "abc1234"}
+    merged = es.merge_rows(es.earlier_rows(output), [now])
+    assert [(r["config"], r["engine_commit"]) for r in merged] == [
+        ("uct", None), ("rave", None), ("uct", "abc1234")
+    ]
+    assert merged[0]["superseded_by"] == "abc1234"  # kept, and marked
+    assert "superseded_by" not in merged[1]  # another configuration: untouched
+    assert merged[2]["superseded_by"] is None
+    # measuring the same commit again replaces its row instead of adding one
+    again = es.merge_rows(merged, [dict(now, games=6)])
+    assert [r["games"] for r in again] == [12, 12, 6]
+    assert es.earlier_rows(tmp_path / "missing.json") == []
 
 
 def test_speed_positions_are_legal_and_measured() -> None:

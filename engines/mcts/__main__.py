@@ -12,6 +12,8 @@ import random
 import sys
 from collections.abc import Sequence
 
+import attrs
+
 from engines.mcts.gtp_engine import (
     ENGINE_NAME,
     EngineOptions,
@@ -82,11 +84,20 @@ def _parser() -> argparse.ArgumentParser:
                         help="prior knowledge for new nodes (also PUCT's priors)")
     search.add_argument("--prior-visits", type=float, default=defaults.prior_visits,
                         metavar="N", help="equivalent experience of the priors")
+    search.add_argument("--prior-weights", default="", metavar="NAME=W,...",
+                        help="weights of the heuristic priors' rules in units of --prior-visits"
+                        " (the rest keep their defaults; names: "
+                        + ", ".join(f"{f.name}={getattr(defaults.prior_weights, f.name):g}"
+                                    for f in attrs.fields(type(defaults.prior_weights)))
+                        + ")")
     search.add_argument("--structure", choices=("tree", "graph"), default=defaults.structure,
                         help="search a tree, or a graph sharing transposed positions")
     search.add_argument("--graph-stop", action="store_true",
                         help="graph: skip the playout when the child already has more visits"
                         " than the edge")
+    search.add_argument("--mercy", type=int, default=defaults.mercy, metavar="N",
+                        help="end a playout once one side leads by N stones (at least the"
+                        " komi plus one; 0: play every playout to the end)")
     search.add_argument("--workers", type=int, default=engine_defaults.workers, metavar="N",
                         help="worker processes running playouts (0: all in this process);"
                         " with sharing, N workers use N+1 cores")
@@ -144,8 +155,10 @@ def options_from_args(argv: Sequence[str] | None = None) -> EngineOptions:
             rave_exploration=ns.rave_exploration,
             priors=ns.priors,
             prior_visits=ns.prior_visits,
+            prior_weights=ns.prior_weights,
             structure=ns.structure,
             graph_stop=ns.graph_stop,
+            mercy=ns.mercy,
         )
         return EngineOptions(
             search=config,

@@ -14,7 +14,7 @@ from typing import Literal
 import attrs
 
 from engines.mcts.policy import PLAYOUTS
-from engines.mcts.priors import PRIOR_NAMES, PriorName
+from engines.mcts.priors import PRIOR_NAMES, PriorName, PriorWeights, prior_weights
 from engines.mcts.tree import (
     BlendSelector,
     PuctSelector,
@@ -53,8 +53,12 @@ class SearchConfig:
     rave_exploration: float = 0.0  # UCT's c when RAVE is on (Gelly & Silver found 0 best)
     priors: PriorName = "heuristic"
     prior_visits: float = 10.0  # equivalent experience of the priors' base confidence
+    prior_weights: PriorWeights = attrs.field(  # the heuristic's rules, in that unit
+        default=PriorWeights(), converter=prior_weights
+    )
     structure: StructureName = "tree"
     graph_stop: bool = False  # graph: no playout when the child has more visits than the edge
+    mercy: int = 0  # stop a playout once one side leads by this many stones (0: off)
 
     @property
     def eager(self) -> bool:
@@ -84,6 +88,8 @@ class SearchConfig:
             raise ValueError(f"unknown priors {self.priors!r} ({', '.join(PRIOR_NAMES)})")
         if not self.prior_visits >= 0 or math.isinf(self.prior_visits):
             raise ValueError("prior_visits must be a non-negative number")
+        if self.mercy < 0:
+            raise ValueError("mercy must be 0 (off) or a positive stone lead")
         if self.structure not in ("tree", "graph"):
             raise ValueError(f"unknown structure {self.structure!r} (tree or graph)")
 

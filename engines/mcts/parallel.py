@@ -45,9 +45,11 @@ import sys
 from collections import deque
 from typing import IO, TYPE_CHECKING, Final
 
+import attrs
+
 from engines.mcts.config import SearchConfig
-from engines.mcts.fastboard import FastBoard, score_terminal
-from engines.mcts.policy import PLAYOUTS
+from engines.mcts.fastboard import FastBoard
+from engines.mcts.policy import PLAYOUTS, black_result
 from engines.mcts.priors import list_moves
 
 if TYPE_CHECKING:
@@ -123,10 +125,7 @@ def _worker_main(settings: str, seed: int) -> None:
                 candidates, stats = list_moves(board, config)
                 listed = list(candidates)
             amaf = bytearray(cells) if rave else None
-            if board.passes < 2:
-                playout(board, rnd, 0, amaf)
-            margin = score_terminal(board) - komi
-            result = 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
+            result = black_result(board, playout, rnd, komi, amaf, config.mercy)
             out.append((result, bytes(amaf) if amaf is not None else None, listed, stats))
         try:
             _write_frame(fd_out, marshal.dumps(out))
@@ -152,6 +151,7 @@ class WorkerPool:
         settings = json.dumps({
             "policy": config.policy, "rave": config.rave, "priors": config.priors,
             "prior_visits": config.prior_visits, "pass_threshold": config.pass_threshold,
+            "prior_weights": attrs.asdict(config.prior_weights), "mercy": config.mercy,
         })
         for i in range(workers):
             worker_seed = (seed * 7919 + 104729 * (i + 1)) % 2**31

@@ -18,7 +18,8 @@ bound locally: that is where the engine spends its time.  A playout mutates
 the board it is given (callers pass a copy; ``light`` does not keep the 3x3
 codes up to date) and leaves side to move, passes, ko and last move written
 back, so a test can step it one move at a time.  Score the result with
-:func:`engines.mcts.fastboard.score_terminal`.
+:func:`engines.mcts.fastboard.score_terminal`, or play out and score in one
+go with :func:`black_result`.
 """
 
 from __future__ import annotations
@@ -26,12 +27,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, Protocol
 
-from engines.mcts.fastboard import EMPTY, PASS, FastBoard
+from engines.mcts import tactics
+from engines.mcts.fastboard import EMPTY, PASS, FastBoard, score_terminal
 from engines.mcts.patterns import pattern_table, true_eye_tables
 
 
 class Playout(Protocol):
-    """A playout policy: plays ``board`` out in place (see the module docstring)."""
+    """A playout policy: plays ``board`` out in place (see the module docstring).
+
+    Returns 0 when the game was played to its end (or the move cap), else the
+    side the mercy rule gave the game to: 1 Black, -1 White.
+    """
 
     def __call__(
         self,
@@ -39,18 +45,24 @@ class Playout(Protocol):
         rnd: Callable[[], float],
         max_moves: int = 0,
         amaf: bytearray | None = None,
-    ) -> None: ...
+        mercy: int = 0,
+    ) -> int: ...
 
 POLICY_NAMES: Final = ("default", "light")
 
 
 def playout_light(
-    board: FastBoard, rnd: Callable[[], float], max_moves: int = 0, amaf: bytearray | None = None
-) -> None:
+    board: FastBoard,
+    rnd: Callable[[], float],
+    max_moves: int = 0,
+    amaf: bytearray | None = None,
+    mercy: int = 0,
+) -> int:
     """Uniform random legal moves (own eyes kept) until two passes or the move cap.
 
     ``max_moves`` (0: the board's cap, three times the number of points) counts
-    passes too; tests use 1 to check one move at a time.
+    passes too; tests use 1 to check one move at a time.  ``mercy`` is not
+    applied here (the light policy is the plain yardstick); it returns 0.
     """
     color = board.color
     head = board.head
@@ -208,6 +220,7 @@ def playout_light(
             ko = 0
         c = o
     _write_back(board, c, passes, ko, p)
+    return 0
 
 
 def _write_back(board: FastBoard, to_move: int, passes: int, ko: int, last: int) -> None:
@@ -219,136 +232,13 @@ def _write_back(board: FastBoard, to_move: int, passes: int, ko: int, last: int)
     board.last_move = last
 
 
-def _lone_liberty(h: int, color: list[int], nxt: list[int], nb: list[tuple[int, ...]]) -> int:
-    """The liberty of chain ``h`` if it has exactly one, else 0."""
-    lib = 0
-    s = h
-    while True:
-        for q in nb[s]:
-            if not color[q] and q != lib:
-                if lib:
-                    return 0
-                lib = q
-        s = nxt[s]
-        if s == h:
-            return lib
-
-
-def _has_two_liberties(
-    h: int, color: list[int], nxt: list[int], nb: list[tuple[int, ...]], besides: int
-) -> bool:
-    """True if chain ``h`` has at least two liberties other than ``besides``."""
-    first = 0
-    s = h
-    while True:
-        for q in nb[s]:
-            if not color[q] and q != besides and q != first:
-                if first:
-                    return True
-                first = q
-        s = nxt[s]
-        if s == h:
-            return False
-
-
-def _is_legal(
-    p: int, c: int, ko: int, color: list[int], head: list[int], plib: list[int],
-    nb: list[tuple[int, ...]],
-) -> bool:
-    """Legality of an empty point ``p`` for ``c`` (ko and suicide)."""
-    if p == ko or color[p]:
-        return False
-    a, b, d, e = nb[p]
-    for q in (a, b, d, e):
-        cq = color[q]
-        if not cq:
-            return True
-        if cq == 3:
-            continue
-        h = head[q]
-        lq = plib[h]
-        if lq > 4:
-            full = False
-        else:
-            full = lq == (head[a] == h) + (head[b] == h) + (head[d] == h) + (head[e] == h)
-        if (cq != c) == full:
-            return True
-    return False
-
-
-def _big_self_atari(
-    p: int, c: int, color: list[int], head: list[int], nxt: list[int], plib: list[int],
-    csize: list[int], nb: list[tuple[int, ...]],
-) -> bool:
-    """True if ``c`` at ``p`` joins a chain left with one liberty and captures nothing."""
-    o = 3 - c
-    libs: list[int] = []
-    for q in nb[p]:
-        cq = color[q]
-        if not cq:
-            if q not in libs:
-                libs.append(q)
-        elif cq == o:
-            h = head[q]
-            lq = plib[h]
-            # a lone stone has as many pseudo-liberties as liberties
-            if lq == 1 or (lq <= 4 and csize[h] > 1 and _lone_liberty(h, color, nxt, nb) == p):
-                return False  # it captures: liberties come back
-        elif cq == c and plib[head[q]] > 8:
-            return False  # at least three distinct liberties, so two besides p
-    if len(libs) >= 2:
-        return False
-    joined = False
-    for q in nb[p]:
-        if color[q] == c:
-            joined = True
-            h = head[q]
-            s = h
-            while True:
-                for r in nb[s]:
-                    if not color[r] and r != p and r not in libs:
-                        libs.append(r)
-                        if len(libs) >= 2:
-                            return False
-                s = nxt[s]
-                if s == h:
-                    break
-    return joined
-
-
-def _saving_moves(
-    h: int, lib: int, c: int, color: list[int], head: list[int], nxt: list[int],
-    plib: list[int], nb: list[tuple[int, ...]], out: list[int],
-) -> None:
-    """Moves that save our chain ``h`` in atari at ``lib``: captures, then a useful extension."""
-    o = 3 - c
-    s = h
-    while True:
-        for q in nb[s]:
-            if color[q] == o:
-                hq = head[q]
-                if plib[hq] <= 4:
-                    their = _lone_liberty(hq, color, nxt, nb)
-                    if their and their not in out:
-                        out.append(their)
-        s = nxt[s]
-        if s == h:
-            break
-    # Extending at the liberty helps when it leaves at least two liberties.
-    gained = 0
-    for q in nb[lib]:
-        cq = color[q]
-        if not cq:
-            gained += 1
-        elif cq == c and head[q] != h and _has_two_liberties(head[q], color, nxt, nb, lib):
-            gained += 2
-    if gained >= 2:
-        out.append(lib)
-
-
 def playout_default(
-    board: FastBoard, rnd: Callable[[], float], max_moves: int = 0, amaf: bytearray | None = None
-) -> None:
+    board: FastBoard,
+    rnd: Callable[[], float],
+    max_moves: int = 0,
+    amaf: bytearray | None = None,
+    mercy: int = 0,
+) -> int:
     """MoGo-style playout: answer the last move locally, else play at random.
 
     After the opponent's move, in priority order: save our chains next to it
@@ -359,6 +249,11 @@ def playout_default(
     ``amaf``, when given (one byte per cell), gets the mover's colour bit
     (BLACK = 1, WHITE = 2) OR-ed in at every point played: the all-moves-as-first
     record RAVE needs.
+
+    ``mercy`` (0: off): stop as soon as one side has that many more stones on
+    the board than the other and return who (1 Black, -1 White); the search
+    counts it as that side's win (the mercy rule: a game that lopsided is
+    decided, and its last moves only fill in territory).
     """
     color = board.color
     head = board.head
@@ -374,9 +269,10 @@ def playout_default(
     updates = geo.pattern_updates
     shapes = pattern_table()
     eye_tables = true_eye_tables()
-    lone_liberty = _lone_liberty
-    is_legal = _is_legal
-    self_atari = _big_self_atari
+    lone_liberty = tactics.lone_liberty
+    is_legal = tactics.is_legal
+    self_atari = tactics.self_atari
+    saving_moves = tactics.saving_moves
     c = board.to_move
     ko = board.ko if board.ko_colour == c else 0
     passes = board.passes
@@ -384,6 +280,8 @@ def playout_default(
     moves_left = max_moves or geo.max_playout_moves
     n = len(empties)
     candidates: list[int] = []
+    # Black's stones minus White's, for the mercy rule (0: not kept)
+    lead = color.count(1) - color.count(2) if mercy else 0
     while passes < 2 and moves_left:
         moves_left -= 1
         o = 3 - c
@@ -400,7 +298,7 @@ def playout_default(
                     if lq == 1 or (lq <= 4 and csize[h] > 1):
                         lib = lone_liberty(h, color, nxt, nb)
                         if lib:
-                            _saving_moves(h, lib, c, color, head, nxt, plib, nb, candidates)
+                            saving_moves(h, lib, c, color, head, nxt, plib, nb, candidates)
             # 2. opponent chains in atari at or around the last move
             if not candidates:
                 h = head[last]
@@ -571,6 +469,8 @@ def playout_default(
                         if s == h:
                             break
             plib[hp] += libs
+            if mercy:
+                lead += captured if c == 1 else -captured
             if captured == 1 and hp == p and plib[p] == 1:
                 # a lone stone took a lone stone and has one liberty: ko
                 for q in nb[p]:
@@ -583,7 +483,35 @@ def playout_default(
             plib[hp] += libs
             ko = 0
         c = o
+        if mercy:
+            lead += 1 if o == 2 else -1  # the stone just placed was not o's
+            if lead >= mercy or lead <= -mercy:
+                _write_back(board, c, passes, ko, last)
+                return 1 if lead > 0 else -1
     _write_back(board, c, passes, ko, last)
+    return 0
+
+
+def black_result(
+    board: FastBoard,
+    playout: Playout,
+    rnd: Callable[[], float],
+    komi: float,
+    amaf: bytearray | None = None,
+    mercy: int = 0,
+) -> float:
+    """Play ``board`` out (it is changed) and score it: 1 if Black won, 0 if White, 0.5 jigo.
+
+    With ``mercy``, a playout is stopped once the stone lead reaches it, but
+    never below the komi plus one stone (a lead the komi could undo is no lead).
+    """
+    if board.passes < 2:
+        limit = max(mercy, int(abs(komi)) + 1) if mercy else 0
+        early = playout(board, rnd, 0, amaf, limit)
+        if early:
+            return 1.0 if early > 0 else 0.0
+    margin = score_terminal(board) - komi
+    return 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
 
 
 PLAYOUTS: Final[dict[str, Playout]] = {"default": playout_default, "light": playout_light}

@@ -27,13 +27,16 @@ changing it.
 from __future__ import annotations
 
 import functools
+import math
 from array import array
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, Literal
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+import attrs
 
 from engines.mcts.fastboard import PASS, FastBoard
 from engines.mcts.patterns import pattern_table, true_eye_tables
-from engines.mcts.policy import _big_self_atari, _lone_liberty
+from engines.mcts.tactics import liberty_count, lone_liberty, self_atari
 
 if TYPE_CHECKING:
     from engines.mcts.config import SearchConfig
@@ -41,18 +44,63 @@ if TYPE_CHECKING:
 PriorName = Literal["none", "even", "grandfather", "heuristic"]
 PRIOR_NAMES: Final = ("none", "even", "grandfather", "heuristic")
 
-# Weights of the heuristic's rules, in units of the base confidence.
-CAPTURE_ONE: Final = 1.0
-CAPTURE_MANY: Final = 2.0
-SAVE: Final = 1.0
-ATARI: Final = 0.5
-SHAPE: Final = 1.0
-NEAR_LAST: Final = 1.0
-SELF_ATARI: Final = 1.5
-EMPTY_AREA_EDGE: Final = 1.0  # first line
-EMPTY_AREA_SECOND: Final = 0.5
-EMPTY_AREA_GOOD: Final = 0.5  # third and fourth lines
-PASS_PRIOR_WIN_RATE: Final = 0.1  # passing is rarely right while moves remain
+
+
+@attrs.frozen
+class PriorWeights:
+    """Weights of the heuristic's rules, in units of the base confidence
+    (``pass_rate`` is the win rate a pass starts with).  Tunable from the
+    command line (``--prior-weights shape=1.5,atari=0``), e.g. by the arena's
+    Monte Carlo tuner (``examples/tune_priors.ctl``)."""
+
+    capture_one: float = 1.0  # wins for capturing one stone ...
+    capture_many: float = 2.0  # ... or several
+    save: float = 1.0  # saving a chain in atari (when it gains liberties)
+    atari: float = 0.5  # putting an opponent chain in atari
+    shape: float = 1.0  # a 3x3 shape of the playout policy
+    near_last: float = 1.0  # next to the last move
+    self_atari: float = 1.5  # losses for a big self-atari
+    empty_edge: float = 1.0  # losses for the first line in an empty area
+    empty_second: float = 0.5  # losses for the second line there
+    empty_good: float = 0.5  # wins for the third and fourth lines there
+    pass_rate: float = 0.1  # passing is rarely right while moves remain
+
+    def __attrs_post_init__(self) -> None:
+        for field in attrs.fields(PriorWeights):
+            value = getattr(self, field.name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+                raise ValueError(f"prior weight {field.name} must be a number >= 0")
+        if self.pass_rate > 1:
+            raise ValueError("prior weight pass_rate is a win rate: at most 1")
+
+
+def prior_weights(value: PriorWeights | Mapping[str, Any] | str) -> PriorWeights:
+    """Weights from ``name=value,...`` (the rest at their defaults), a mapping, or as they are."""
+    if isinstance(value, PriorWeights):
+        return value
+    if isinstance(value, str):
+        items: dict[str, Any] = {}
+        for word in (w.strip() for w in value.split(",")):
+            if not word:
+                continue
+            name, sep, number = word.partition("=")
+            try:
+                if not sep:
+                    raise ValueError
+                items[name.strip().replace("-", "_")] = float(number)
+            except ValueError:
+                raise ValueError(f"prior weights: expected NAME=NUMBER, not {word!r}") from None
+        value = items
+    known = {field.name for field in attrs.fields(PriorWeights)}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise ValueError(
+            f"unknown prior weight {unknown[0]!r} (known: {', '.join(sorted(known))})"
+        )
+    return PriorWeights(**value)
+
+
+DEFAULT_WEIGHTS: Final = PriorWeights()
 
 
 @functools.cache
@@ -80,7 +128,10 @@ def even_priors(moves: Sequence[int], confidence: float) -> list[tuple[float, fl
 
 
 def heuristic_priors(
-    board: FastBoard, moves: Sequence[int], confidence: float
+    board: FastBoard,
+    moves: Sequence[int],
+    confidence: float,
+    weights: PriorWeights = DEFAULT_WEIGHTS,
 ) -> list[tuple[float, float]]:
     """(visits, wins) for the player to move at each of ``moves`` (see the module doc)."""
     c = board.to_move
@@ -99,61 +150,95 @@ def heuristic_priors(
     line, near = _edge_lines(geo.size)
     last = board.last_move
     near_last = set(around[last]) if last != PASS else set()
+    # Points with a stone within distance 3 ("not an empty area"), marked from the
+    # stones when there are fewer stones than moves to ask about (the opening).
+    crowded: bytearray | None = None
+    stones = [q for q in geo.points if color[q]]
+    if len(stones) < len(moves):
+        crowded = bytearray(geo.cells)
+        for s in stones:
+            for q in near[s]:
+                crowded[q] = 1
     u = confidence
+    capture_one = weights.capture_one * u
+    capture_many = weights.capture_many * u
+    save = weights.save * u
+    atari = weights.atari * u
+    shape = weights.shape * u
+    near_bonus = weights.near_last * u
+    self_atari_loss = weights.self_atari * u
+    empty_edge = weights.empty_edge * u
+    empty_second = weights.empty_second * u
+    empty_good = weights.empty_good * u
+    pass_rate = weights.pass_rate
     out: list[tuple[float, float]] = []
     for p in moves:
         n = u
         w = u / 2
         if p == PASS:
-            out.append((n, n * PASS_PRIOR_WIN_RATE))
+            out.append((n, n * pass_rate))
             continue
         captured = 0
+        free = 0
+        friend = False
         seen: list[int] = []
         for q in nb[p]:
             cq = color[q]
-            if cq:
+            if not cq:
+                free += 1
+            else:
                 h = head[q]
                 if h in seen:
                     continue
                 seen.append(h)
             if cq == o:
                 lq = plib[h]
-                if lq <= 4 and _lone_liberty(h, color, nxt, nb) == p:
+                if lq <= 4 and lone_liberty(h, color, nxt, nb) == p:
                     captured += csize[h]
-                elif lq <= 8 and _liberty_count(h, color, nxt, nb, 3) == 2:
-                    n += ATARI * u  # it will be in atari (if we survive)
-                    w += ATARI * u
-            elif (
-                cq == c
-                and plib[h] <= 4
-                and _lone_liberty(h, color, nxt, nb) == p
-                # saving only helps if the stone leaves the chain more liberties
-                and _liberties_after(p, c, color, head, nxt, nb) >= 2
-            ):
-                n += SAVE * u
-                w += SAVE * u
+                elif lq <= 8 and liberty_count(h, color, nxt, nb, 3) == 2:
+                    n += atari  # it will be in atari (if we survive)
+                    w += atari
+            elif cq == c:
+                friend = True
+                if (
+                    plib[h] <= 4
+                    and lone_liberty(h, color, nxt, nb) == p
+                    # saving only helps if the stone leaves the chain more liberties
+                    and _liberties_after(p, c, color, head, nxt, nb) >= 2
+                ):
+                    n += save
+                    w += save
         if captured:
-            bonus = (CAPTURE_MANY if captured > 1 else CAPTURE_ONE) * u
+            bonus = capture_many if captured > 1 else capture_one
             n += bonus
             w += bonus
-        elif _big_self_atari(p, c, color, head, nxt, plib, csize, nb):
-            n += SELF_ATARI * u
+        elif free < 2 and friend and self_atari(p, c, color, head, nxt, plib, csize, nb):
+            n += self_atari_loss
         code = pat[p]
         if shapes[code] and not eyes[code]:
-            n += SHAPE * u
-            w += SHAPE * u
+            n += shape
+            w += shape
         if p in near_last:
-            n += NEAR_LAST * u
-            w += NEAR_LAST * u
-        if not any(color[q] for q in near[p]):
+            n += near_bonus
+            w += near_bonus
+        if crowded is not None:
+            empty_area = not crowded[p]
+        else:
+            for q in near[p]:
+                if color[q]:
+                    empty_area = False
+                    break
+            else:
+                empty_area = True
+        if empty_area:
             ln = line[p]
             if ln == 1:
-                n += EMPTY_AREA_EDGE * u
+                n += empty_edge
             elif ln == 2:
-                n += EMPTY_AREA_SECOND * u
+                n += empty_second
             elif ln <= 4:
-                n += EMPTY_AREA_GOOD * u
-                w += EMPTY_AREA_GOOD * u
+                n += empty_good
+                w += empty_good
         out.append((n, w))
     return out
 
@@ -165,23 +250,6 @@ def puct_priors(stats: Sequence[tuple[float, float]]) -> list[float]:
     if total <= 0:
         return [1.0 / len(stats)] * len(stats) if stats else []
     return [x / total for x in weights]
-
-
-def _liberty_count(
-    h: int, color: list[int], nxt: list[int], nb: list[tuple[int, ...]], limit: int
-) -> int:
-    """Distinct liberties of chain ``h``, counting no further than ``limit``."""
-    found: list[int] = []
-    s = h
-    while True:
-        for q in nb[s]:
-            if not color[q] and q not in found:
-                found.append(q)
-                if len(found) >= limit:
-                    return limit
-        s = nxt[s]
-        if s == h:
-            return len(found)
 
 
 def _liberties_after(
@@ -243,7 +311,7 @@ def prior_stats(
     if config.priors == "even":
         return even_priors(moves, config.prior_visits)
     if config.priors == "heuristic":
-        return heuristic_priors(board, moves, config.prior_visits)
+        return heuristic_priors(board, moves, config.prior_visits, config.prior_weights)
     return None
 
 

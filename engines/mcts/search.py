@@ -40,6 +40,8 @@ from __future__ import annotations
 import random
 from array import array
 from collections.abc import Iterable, Sequence
+from itertools import compress
+from operator import attrgetter
 from typing import Final, Protocol
 
 from engines.mcts import results
@@ -47,8 +49,8 @@ from engines.mcts.config import PolicyName as PolicyName  # re-exported with the
 from engines.mcts.config import SearchConfig as SearchConfig
 from engines.mcts.config import StructureName as StructureName
 from engines.mcts.config import make_selector
-from engines.mcts.fastboard import BLACK, EMPTY, PASS, WHITE, FastBoard, score_terminal
-from engines.mcts.policy import PLAYOUTS
+from engines.mcts.fastboard import BLACK, EMPTY, PASS, WHITE, FastBoard
+from engines.mcts.policy import PLAYOUTS, black_result
 from engines.mcts.priors import candidate_moves, list_moves, puct_priors
 from engines.mcts.results import RESIGN as RESIGN  # re-exported: the results vocabulary
 from engines.mcts.results import Decision as Decision
@@ -58,6 +60,11 @@ from engines.mcts.tree import SelectionName as SelectionName
 
 Expansion = tuple[Sequence[int], Sequence[tuple[float, float]] | None]
 _REQUESTED: Final = array("H")  # ``untried`` of a node whose moves a worker is listing
+# Per colour: maps an AMAF record's bytes (colour bits) to 1 where that colour played.
+_PLAYED_BY: Final = tuple(
+    bytes((b >> (c - 1)) & 1 if c else 0 for b in range(256)) for c in range(3)
+)
+_move_of = attrgetter("move")
 
 
 class Leaf:
@@ -297,14 +304,10 @@ class Search:
             probabilities = puct_priors(stats)
         else:
             probabilities = [1.0 / len(moves)] * len(moves) if moves else []
-        children: list[Node] = []
-        for i in order:
-            child = Node(moves[i], probabilities[i])
-            if stats is not None:
-                n, w = stats[i]
-                child.prior_visits = child.amaf_visits = n
-                child.prior_wins = child.amaf_wins = w
-            children.append(child)
+        if stats is None:
+            children = [Node(moves[i], probabilities[i]) for i in order]
+        else:
+            children = [Node(moves[i], probabilities[i], *stats[i]) for i in order]
         node.untried = array("H")
         node.children = children
 
@@ -356,13 +359,10 @@ class Search:
     def evaluate(self, board: FastBoard) -> tuple[float, bytearray | None]:
         """Play ``board`` out (it is changed); Black's result (1, 0 or 0.5) and the AMAF record."""
         amaf = bytearray(board.geo.cells) if self._rave else None
-        if board.passes >= 2:
-            score = board.area_score()
-        else:
-            self._playout(board, self._rnd, 0, amaf)
-            score = score_terminal(board)
-        margin = score - self.komi
-        return (1.0 if margin > 0 else 0.0 if margin < 0 else 0.5), amaf
+        # ownership needs finished games: no mercy rule while it is collected
+        mercy = 0 if self.track_ownership else self.config.mercy
+        result = black_result(board, self._playout, self._rnd, self.komi, amaf, mercy)
+        return result, amaf
 
     def descend(self) -> Leaf:
         """Walk down from the root, expanding as needed, to where a playout starts.
@@ -494,10 +494,12 @@ class Search:
                 children = node.children
                 if children:
                     won = 1.0 - result  # for the player to move at node
-                    for child in children:
-                        if amaf[child.move] & to_move:
-                            child.amaf_visits += 1
-                            child.amaf_wins += won
+                    # the children whose move the player to move played: filtered in C
+                    played = amaf.translate(_PLAYED_BY[to_move])
+                    hits = map(played.__getitem__, map(_move_of, children))
+                    for child in compress(children, hits):
+                        child.amaf_visits += 1
+                        child.amaf_wins += won
             result = 1.0 - result
             to_move = 3 - to_move
 
@@ -524,10 +526,10 @@ class Search:
             children = pos.children
             if children and amaf is not None:
                 won = black_result if to_move == BLACK else 1.0 - black_result
-                for edge in children:
-                    if amaf[edge.move] & to_move:
-                        edge.amaf_visits += 1
-                        edge.amaf_wins += won
+                played = amaf.translate(_PLAYED_BY[to_move])
+                for edge in compress(children, map(played.__getitem__, map(_move_of, children))):
+                    edge.amaf_visits += 1
+                    edge.amaf_wins += won
             to_move = 3 - to_move
 
     def _simulate_lazy(self, count: int) -> int:
@@ -539,6 +541,7 @@ class Search:
         root = self.root
         root_board = self.root_board
         komi = self.komi
+        mercy = 0 if self.track_ownership else self.config.mercy
         root_to_move = root_board.to_move
         for _ in range(count):
             board = root_board.copy()
@@ -554,20 +557,9 @@ class Search:
                 board.play_known(node.move)
                 if not node.visits:
                     break
-            if board.passes >= 2:
-                score = board.area_score()
-            else:
-                playout(board, rnd, 0)
-                score = score_terminal(board)
-            margin = score - komi
-            if margin > 0:
-                black_result = 1.0
-            elif margin < 0:
-                black_result = 0.0
-            else:
-                black_result = 0.5
+            black = black_result(board, playout, rnd, komi, None, mercy)
             # the root's "move" was made by the player not to move at the root
-            result = black_result if root_to_move == WHITE else 1.0 - black_result
+            result = black if root_to_move == WHITE else 1.0 - black
             for n in path:
                 n.visits += 1
                 n.wins += result

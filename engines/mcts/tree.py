@@ -56,7 +56,9 @@ class Node:
         "wins",
     )
 
-    def __init__(self, move: int, prior: float = 0.0) -> None:
+    def __init__(
+        self, move: int, prior: float = 0.0, prior_visits: float = 0.0, prior_wins: float = 0.0
+    ) -> None:
         self.move = move
         self.prior = prior  # PUCT's prior probability
         self.visits = 0  # simulations handed out through this node (or edge)
@@ -65,10 +67,11 @@ class Node:
         self.untried: array[int] | None = None  # moves that have no node yet
         # Priors of ``untried`` (same order), or None when all moves share one prior.
         self.priors: list[float] | None = None
-        self.prior_visits = 0.0  # heuristic equivalent experience ...
-        self.prior_wins = 0.0  # ... and its wins for the mover
-        self.amaf_visits = 0.0
-        self.amaf_wins = 0.0
+        self.prior_visits = prior_visits  # heuristic equivalent experience ...
+        self.prior_wins = prior_wins  # ... and its wins for the mover
+        # AMAF statistics start from the prior too (Gelly & Silver 2011, eqs. 48-51)
+        self.amaf_visits = prior_visits
+        self.amaf_wins = prior_wins
         self.pending = 0  # graph mode: edge visits still out (virtual losses)
         self.pos: Position | None = None  # graph mode: the position this edge leads to
 

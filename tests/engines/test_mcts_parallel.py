@@ -59,6 +59,20 @@ def test_one_worker_is_deterministic_and_leaves_nothing_pending(config: SearchCo
     assert runs[0] == runs[1]
 
 
+def test_workers_list_priors_with_the_engines_prior_weights() -> None:
+    # every rule weighted 0: each move starts at the even prior, whoever lists it
+    flat = ",".join(f"{name}=0" for name in (
+        "capture_one", "capture_many", "save", "atari", "shape", "near_last", "self_atari",
+        "empty_edge", "empty_second", "empty_good"))
+    config = SearchConfig(rave="mse", priors="heuristic", prior_weights=flat, mercy=40)
+    with WorkerPool(1, config, seed=3, batch=4, share=False) as pool:
+        search = _searched(config, pool, 300)
+    deeper = [n for n in _all_nodes(search) if n is not search.root and n.children]
+    assert deeper  # nodes the worker expanded
+    priors = {(c.prior_visits, c.prior_wins) for n in deeper for c in n.children if c.move}
+    assert priors == {(10.0, 5.0)}
+
+
 def test_two_workers_run_every_simulation_and_find_the_same_kind_of_move() -> None:
     config = SearchConfig(rave="mse", priors="heuristic")
     with WorkerPool(2, config, seed=3, batch=8) as pool:

@@ -11,10 +11,11 @@ from engines.mcts.patterns import code_of, pattern_table, true_eye_tables
 from engines.mcts.policy import (
     PLAYOUTS,
     Playout,
-    _big_self_atari,
+    black_result,
     playout_default,
     playout_light,
 )
+from engines.mcts.tactics import self_atari
 from gtp.board import Board
 from gtp.vertex import Colour
 from tests.engines.test_mcts_fastboard import assert_consistent, assert_same, fast_from
@@ -32,8 +33,9 @@ def own_true_eye(board: FastBoard, p: int, colour: int) -> bool:
 
 def refused_by_default(board: FastBoard, p: int, colour: int) -> bool:
     """The default policy keeps true eyes and refuses big self-ataris."""
-    return own_true_eye(board, p, colour) or _big_self_atari(
-        p, colour, board.color, board.head, board.nxt, board.plib, board.csize, board.geo.neighbours
+    return own_true_eye(board, p, colour) or self_atari(
+        p, colour, board.color, board.head, board.nxt, board.plib, board.csize,
+        board.geo.neighbours,
     )
 
 
@@ -157,3 +159,47 @@ def test_true_eye_table() -> None:
     assert not black_eyes[code_of(two_bad_diagonals)]  # a false eye
     edge = [BORDER, BORDER, BORDER, BLACK, BLACK, WHITE, BLACK, EMPTY]
     assert not black_eyes[code_of(edge)]  # on the edge one bad diagonal is enough
+
+
+def test_mercy_rule_stops_a_lopsided_playout_for_the_side_ahead() -> None:
+    board = fast_from(
+        """
+        . X . X . X .
+        X X X X X X X
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . O . . . . .
+        """,
+        to_move=BLACK,
+    )
+    assert board.color.count(BLACK) - board.color.count(WHITE) == 9
+    # Black's first stone makes the lead 10: the game is Black's, after one move
+    stopped = board.copy()
+    early = playout_default(stopped, random.Random(1).random, 0, None, 10)
+    assert early == 1
+    assert stopped.color.count(BLACK) == 11
+    assert black_result(board.copy(), playout_default, random.Random(1).random, 0.5, None, 10) == 1
+    # without the rule, and when the komi could undo the lead, the game is played out
+    for komi, mercy in ((0.5, 0), (30.5, 10)):
+        played = board.copy()
+        black_result(played, playout_default, random.Random(1).random, komi, None, mercy)
+        assert played.passes == 2
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mercy_rule_stops_only_at_the_lead_it_was_given(seed: int) -> None:
+    rng = random.Random(seed)
+    stopped = 0
+    for _ in range(30):
+        board = FastBoard(9)
+        early = playout_default(board, rng.random, 0, None, 12)
+        lead = board.color.count(BLACK) - board.color.count(WHITE)
+        if early:
+            stopped += 1
+            assert lead * early >= 12  # the side it names leads by at least 12 stones
+            assert_consistent(board)  # the board is left as the playout had it
+        else:
+            assert board.passes == 2
+    assert stopped > 0

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard
-from engines.mcts.priors import heuristic_priors
+from engines.mcts.priors import PriorWeights, heuristic_priors, prior_weights
 from engines.mcts.search import Search, SearchConfig
 from engines.mcts.tree import BlendSelector, Node, Position
 
@@ -159,6 +159,33 @@ def test_heuristic_prefers_captures_and_avoids_self_atari_and_the_empty_edge() -
         m: w / n for m, (n, w) in zip(legal, heuristic_priors(atari, legal, 10.0), strict=True)
     }
     assert values[self_atari] < 0.5
+
+
+def test_prior_weights_change_what_the_heuristic_says() -> None:
+    board = played(FastBoard(9), "E5", "E6", "D6", "pass", "E7", "pass")
+    capture = point(board, "F6")
+    edge = point(board, "A1")
+    moves = [capture, edge]
+
+    def values(weights: PriorWeights) -> list[float]:
+        return [w / n for n, w in heuristic_priors(board, moves, 10.0, weights)]
+
+    default = values(PriorWeights())
+    # no reward for captures: the capture is worth no more than its other rules say
+    no_capture = values(prior_weights("capture_one=0,capture_many=0"))
+    assert no_capture[0] < default[0]
+    # the empty first line counted as neutral instead of a loss
+    assert values(prior_weights({"empty_edge": 0}))[1] == 0.5 > default[1]
+    assert prior_weights("shape=2").shape == 2.0
+    assert prior_weights("") == PriorWeights()
+
+
+@pytest.mark.parametrize(
+    "text", ["shape", "shape=x", "colour=1", "shape=-1", "pass_rate=2", "shape=nan"]
+)
+def test_prior_weights_refuse_nonsense(text: str) -> None:
+    with pytest.raises(ValueError):
+        prior_weights(text)
 
 
 def test_grandfather_priors_copy_the_value_two_plies_up() -> None:

@@ -192,7 +192,9 @@ def test_tree_is_reused_after_our_move_and_the_reply() -> None:
     assert search.root.visits == 0
 
 
-def test_ownership_follows_the_stones() -> None:
+@pytest.mark.parametrize("mercy", [0, 6])
+def test_ownership_follows_the_stones(mercy: int) -> None:
+    # the mercy rule would stop these playouts at once: ownership plays them out anyway
     won = """
         . X . X .
         X X X X X
@@ -201,7 +203,7 @@ def test_ownership_follows_the_stones() -> None:
         . O . O .
         """
     board = fast_from(won, BLACK)
-    search = Search(SearchConfig(), 1)
+    search = Search(SearchConfig(mercy=mercy), 1)
     search.track_ownership = True
     search.set_position(board, 0.5)
     search.simulate(100)
@@ -216,5 +218,7 @@ def test_config_rejects_nonsense() -> None:
         SearchConfig(policy="heavy")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         SearchConfig(expand_threshold=0)
+    with pytest.raises(ValueError):
+        SearchConfig(mercy=-1)
     with pytest.raises(ValueError):
         SearchConfig(noise_fraction=2.0)
