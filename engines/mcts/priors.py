@@ -65,6 +65,15 @@ class PriorWeights:
     empty_good: float = 0.5  # wins for the third and fourth lines there
     pass_rate: float = 0.1  # passing is rarely right while moves remain
 
+    def __str__(self) -> str:
+        """The weights that differ from the defaults, as ``--prior-weights`` takes them."""
+        default = PriorWeights()
+        return ",".join(
+            f"{field.name}={getattr(self, field.name):g}"
+            for field in attrs.fields(PriorWeights)
+            if getattr(self, field.name) != getattr(default, field.name)
+        )
+
     def __attrs_post_init__(self) -> None:
         for field in attrs.fields(PriorWeights):
             value = getattr(self, field.name)

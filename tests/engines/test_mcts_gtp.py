@@ -302,6 +302,13 @@ def test_describe_engine_is_name_version_and_what_differs_from_the_defaults(
         assert options == ["seed 5", f"noise_fraction {noise:g}", f"rave {rave}"]
     finally:
         assert process.close() == 0
+    # Prior weights: only those changed, as --prior-weights takes them.
+    process = EngineProcess("--seed", "5", "--prior-weights", "shape=2,atari=0")
+    try:
+        _, *options = process.ok("gomill-describe_engine").splitlines()
+        assert options == ["seed 5", "prior_weights atari=0,shape=2"]
+    finally:
+        assert process.close() == 0
 
 
 def test_genmove_ex_lists_its_keywords_and_claims_a_won_game(fresh: EngineProcess) -> None:
