@@ -42,6 +42,7 @@ from arena.competitions.cem import (
     Sample,
     elite_count,
     finish_generation,
+    ranking,
 )
 from arena.competitions.playoff import GameNumbers
 from arena.competitions.snapshots import (
@@ -151,6 +152,8 @@ class CeTuner:
                 self._samples[best],
                 self._wins[best],
                 elite_mean,
+                tuple(self._samples),
+                tuple(self._wins),
             )
         )
         self._history.extend(
@@ -423,6 +426,9 @@ class CeTuner:
             elite_count=finished.elite_count,
             best=best,
             elite_mean=describe(finished.elite_mean),
+            samples=finished.samples,
+            wins=finished.wins,
+            elite=tuple(ranking(finished.wins)[: finished.elite_count]),
         )
 
     def snapshot(self) -> CeTunerSnapshot:
