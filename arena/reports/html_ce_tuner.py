@@ -25,6 +25,7 @@ from arena.reports.html_common import (
 from arena.reports.html_parts import Cell, Plot, element_id, esc, figures, table
 from arena.reports.series import player_records
 from arena.reports.tuner_series import (
+    CANDIDATES,
     CeSamples,
     candidates_apart,
     ce_bands,
@@ -163,13 +164,15 @@ def ce_tuner_page(snapshot: CeTunerSnapshot, inputs: PageInputs) -> PageContent:
                 f"Samples of generation g{samples.generation} against their wins",
             )
         )
-    shown.extend(games_plots(results, label=candidates_apart(snapshot.opponent)))
+    records = player_records(
+        results, candidates_apart(snapshot.opponent), order=(CANDIDATES, snapshot.opponent)
+    )
+    shown.extend(games_plots(results, records=records))
     sections.append(
         '<section id="games"><h2>Where the games went</h2>'
         + (figures(shown) if shown else NO_GAMES)
         + "</section>"
     )
-    records = player_records(results, candidates_apart(snapshot.opponent))
     sections.append(
         players_section(
             [snapshot.opponent], dict(snapshot.engines), records, snapshot.candidate_engine

@@ -9,7 +9,7 @@ report in a fold.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import attrs
 
@@ -48,11 +48,12 @@ class PageContent:
 
 
 def games_plots(
-    results: Sequence[GameResult], suffix: str = "", label: Callable[[str], str] | None = None
+    results: Sequence[GameResult], suffix: str = "", records: Sequence[PlayerRecord] = ()
 ) -> list[Plot]:
     """The game-length histogram, and time per move once moves were timed.
 
-    ``label`` groups players in the time plot (a tuner's candidates as one row).
+    ``records``: the players' records of these games as the time plot shows them,
+    in its order (default: each player, as it first appears).
     """
     if not results:
         return []
@@ -64,7 +65,7 @@ def games_plots(
             "Histogram of game lengths in moves, by how the games ended",
         )
     ]
-    records = player_records(results, label)
+    records = records or player_records(results)
     if any(record.moves for record in records):
         shown.append(
             Plot(
@@ -117,8 +118,6 @@ def players_section(
     tuner's candidates' last)."""
     items = []
     if records:
-        order = {code: number for number, code in enumerate(codes)}
-        records = sorted(records, key=lambda r: order.get(r.label, len(order)))  # stable
         items.append(
             '<p class="settings">games lost by forfeit (an illegal or failed move, a crash) and'
             " on time are counted apart; a move's time is from the genmove sent to the answer"

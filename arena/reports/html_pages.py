@@ -162,7 +162,8 @@ def matchup_section(matchup: MatchupSnapshot, results: Sequence[GameResult]) -> 
                 "Win rate of each player with Black and with White",
             )
         )
-        shown.extend(games_plots(results, matchup.id))
+        times = player_records(results, order=(matchup.player_1, matchup.player_2))
+        shown.extend(games_plots(results, matchup.id, times))
     body.append(figures(shown))
     played = f" ({tally.games} games)"
     return (
@@ -187,7 +188,7 @@ def playoff_page(snapshot: PlayoffSnapshot, inputs: PageInputs) -> PageContent:
     players: list[str] = []
     for matchup in snapshot.matchups:
         players.extend(p for p in (matchup.player_1, matchup.player_2) if p not in players)
-    records = player_records(inputs.history.results)
+    records = player_records(inputs.history.results, order=players)
     sections.append(players_section(players, dict(snapshot.engines), records))
     sections.append(text_report_section(snapshot))
     navigation = (
@@ -265,6 +266,7 @@ def grid_table(snapshot: AllPlayAllSnapshot) -> str:
 
 def allplayall_page(snapshot: AllPlayAllSnapshot, inputs: PageInputs) -> PageContent:
     results = inputs.history.results
+    played = player_records(results, order=snapshot.competitors)
     confidence = f"{100 * snapshot.ratings.confidence:g}%"
     sections = [
         '<section id="grid"><h2>Results grid</h2>'
@@ -300,14 +302,13 @@ def allplayall_page(snapshot: AllPlayAllSnapshot, inputs: PageInputs) -> PageCon
                 "Win rate of each competitor with Black and with White",
             )
         )
-        shown.extend(games_plots(results))
+        shown.extend(games_plots(results, records=played))
     sections.append(
         '<section id="plots"><h2>Ratings and games</h2>'
         + (figures(shown) if shown else NO_GAMES)
         + "</section>"
     )
     sections.append(pairings_section(snapshot, results))
-    played = player_records(results)
     sections.append(players_section(snapshot.competitors, dict(snapshot.engines), played))
     sections.append(text_report_section(snapshot))
     rounds = "" if snapshot.rounds is None else f", {snapshot.rounds} rounds"

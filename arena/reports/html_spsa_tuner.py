@@ -22,7 +22,13 @@ from arena.reports.html_common import (
 )
 from arena.reports.html_parts import Cell, Plot, element_id, esc, figures, table
 from arena.reports.series import player_records
-from arena.reports.tuner_series import plus_share, spsa_side, spsa_tracks
+from arena.reports.tuner_series import (
+    MINUS_SIDE,
+    PLUS_SIDE,
+    plus_share,
+    spsa_side,
+    spsa_tracks,
+)
 
 
 def _parameters_table(snapshot: SpsaTunerSnapshot) -> str:
@@ -104,13 +110,13 @@ def spsa_tuner_page(snapshot: SpsaTunerSnapshot, inputs: PageInputs) -> PageCont
                     "The plus side's share of the points along the run",
                 )
             )
-    shown.extend(games_plots(results, label=spsa_side))
+    records = player_records(results, spsa_side, order=(PLUS_SIDE, MINUS_SIDE))
+    shown.extend(games_plots(results, records=records))
     sections.append(
         '<section id="games"><h2>Trajectories and games</h2>'
         + (figures(shown) if shown else NO_GAMES)
         + "</section>"
     )
-    records = player_records(results, spsa_side)
     sections.append(players_section([], {}, records, snapshot.candidate_engine))
     sections.append(text_report_section(snapshot))
     return PageContent(

@@ -23,6 +23,7 @@ from arena.reports.html_parts import Cell, Plot, element_id, esc, figures, table
 from arena.reports.series import player_records
 from arena.reports.tuner import format_interval
 from arena.reports.tuner_series import (
+    CANDIDATES,
     candidate_games,
     candidate_points,
     candidates_apart,
@@ -125,13 +126,15 @@ def tuner_page(snapshot: TunerSnapshot, inputs: PageInputs) -> PageContent:
                         f"Games and win rate by {axis.code}",
                     )
                 )
-    shown.extend(games_plots(results, label=candidates_apart(snapshot.opponent)))
+    records = player_records(
+        results, candidates_apart(snapshot.opponent), order=(CANDIDATES, snapshot.opponent)
+    )
+    shown.extend(games_plots(results, records=records))
     sections.append(
         '<section id="space"><h2>Where the games went</h2>'
         + (figures(shown) if shown else NO_GAMES)
         + "</section>"
     )
-    records = player_records(results, candidates_apart(snapshot.opponent))
     sections.append(
         players_section(
             [snapshot.opponent], dict(snapshot.engines), records, snapshot.candidate_engine

@@ -229,16 +229,20 @@ def length_figure(lengths: Mapping[EndReason, Sequence[int]], prefix: str, title
     axes.set_xlabel("moves in the game")
     axes.set_ylabel("games")
     axes.set_title(title)
-    # Above the plot, right of the title: never over a bar.
+    # Above the plot, right of the title and clear of the note: never over a bar.
+    columns = min(len(ends), 2)
     axes.legend(
         loc="lower right",
         bbox_to_anchor=(1.0, 1.0),
-        ncols=min(len(ends), 3),
+        ncols=columns,
         handlelength=1.0,
         borderaxespad=0.2,
     )
+    rows = -(-len(ends) // columns) if ends else 1
     most = max(axes.get_ylim())
-    set_margins(figure, left=YLABEL + number_width(0, most) + 0.12)
+    set_margins(
+        figure, left=YLABEL + number_width(0, most) + 0.12, top=0.62 + 0.17 * max(0, rows - 2)
+    )
     return to_svg(figure, prefix)
 
 

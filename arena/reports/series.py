@@ -234,10 +234,12 @@ class _Tally:
 
 
 def player_records(
-    results: Iterable[GameResult], label: Callable[[str], str] | None = None
+    results: Iterable[GameResult],
+    label: Callable[[str], str] | None = None,
+    order: Sequence[str] = (),
 ) -> list[PlayerRecord]:
-    """Each player's record, in order of first appearance; ``label`` groups player codes
-    (a tuner's candidates under one name)."""
+    """Each player's record: those named in ``order`` first, in that order, then the others
+    in order of first appearance; ``label`` groups player codes (a tuner's candidates as one)."""
     tallies: dict[str, _Tally] = {}
     for result in results:
         loser = result.losing_player
@@ -254,16 +256,18 @@ def player_records(
                 tally.total += times.total
                 tally.longest = max(tally.longest, times.longest)
                 tally.game_means.append(times.total / times.moves)
+    rank = {name: number for number, name in enumerate(order)}
+    ordered = sorted(tallies.items(), key=lambda item: rank.get(item[0], len(rank)))  # stable
     return [
         PlayerRecord(
             name,
-            t.games,
-            t.forfeits,
-            t.time_losses,
-            t.moves,
-            t.total,
-            t.longest,
-            tuple(t.game_means),
+            tally.games,
+            tally.forfeits,
+            tally.time_losses,
+            tally.moves,
+            tally.total,
+            tally.longest,
+            tuple(tally.game_means),
         )
-        for name, t in tallies.items()
+        for name, tally in ordered
     ]

@@ -28,12 +28,27 @@ BOUND: Final = "#b25f1f"
 EngineLabels = Callable[[Sequence[float]], list[str]] | None
 
 
+def _same_values(ticks: Sequence[float], names: Sequence[str]) -> bool:
+    """Whether each engine value is its optimiser value (``abs`` over positive values)."""
+    for tick, name in zip(ticks, names, strict=True):
+        try:
+            value = float(name)
+        except ValueError:
+            return False
+        decimals = len(name.partition(".")[2])
+        if abs(value - tick) > 0.51 * 10.0**-decimals + 1e-12:
+            return False
+    return True
+
+
 def _engine_axis(axes: Axes, labels: EngineLabels) -> float:
     """Engine values on a right-hand axis at the optimiser ticks; returns the inches it needs."""
     if labels is None:
         return 0.25
     ticks = [t for t in axes.get_yticks() if axes.get_ylim()[0] <= t <= axes.get_ylim()[1]]
     names = labels(ticks)
+    if _same_values(ticks, names):
+        return 0.25
     right = axes.twinx()
     right.set_ylim(axes.get_ylim())
     right.set_yticks(ticks, names)
@@ -145,7 +160,10 @@ def _engine_x_ticks(axes: Axes, labels: EngineLabels) -> bool:
         return False
     low, high = axes.get_xlim()
     ticks = [t for t in axes.get_xticks() if low <= t <= high]
-    axes.set_xticks(ticks, [f"{t:g}\n{name}" for t, name in zip(ticks, labels(ticks), strict=True)])
+    names = labels(ticks)
+    if _same_values(ticks, names):
+        return False
+    axes.set_xticks(ticks, [f"{t:g}\n{name}" for t, name in zip(ticks, names, strict=True)])
     return True
 
 
