@@ -5,20 +5,17 @@ Builds the competition on disk in a temporary directory the way a run leaves
 it, through the real store (:class:`arena.store.writer.DiskStore`, fsyncs
 off): for each game the competition's next job, a synthetic result drawn from
 known strengths (player *i* is 40·i Elo stronger than player 0; a few jigos,
-unknown results, forfeits and move-limit games), its SGF record (random
-moves, 30 to 120 of them) built by :func:`arena.store.sgf.build_sgf`, the
-journal entry, then ``X.status``.
+unknown results, forfeits, losses on time and move-limit games) with each
+player's move times as a run journals them, its SGF record (random moves, 30
+to 120 of them) built by :func:`arena.store.sgf.build_sgf`, the journal
+entry, then ``X.status``.
 
 Then times the real command in-process (``arena_cli.main.main(["report",
 X.ctl, "--html"])``: read the state, restore the competition, take the
-snapshot, write X.report, read the journal and scan the 20,000 records for
-clocks, fit the ratings along the way, draw the plots, write X.html), the
-same in a new process (Python and matplotlib start-up included), and a
-breakdown of one in-process run.
-
-``--clocks`` adds ``TM`` and per-move ``BL``/``WL`` to every record first
-(what records look like once clocks exist), so the time-per-move plot is
-drawn from about 1.5 million move times.
+snapshot, write X.report, read the journal, fit the ratings along the way,
+draw the plots, among them time per move over the 20,000 games, write
+X.html), the same in a new process (Python and matplotlib start-up
+included), and a breakdown of one in-process run.
 
 The reference, timed in the same loop so both see the same machine load, is
 ``arena show`` of the same competition (restore and the text report).
@@ -27,7 +24,7 @@ Prints a table and, as the last line, ``RESULT {json}`` with
 ``html_seconds`` (median of ``--repeat`` in-process runs), the spread, and
 the ratio to ``show``.
 
-    python benchmarks/report_speed.py [--players 20] [--results 20000] [--repeat 7] [--clocks]
+    python benchmarks/report_speed.py [--players 20] [--results 20000] [--repeat 7]
 """
 
 from __future__ import annotations
@@ -37,7 +34,6 @@ import contextlib
 import io
 import json
 import random
-import re
 import statistics
 import subprocess
 import sys
@@ -52,7 +48,7 @@ from arena.control.loader import load_control_file
 from arena.reports.history import load_history
 from arena.reports.html import render_html
 from arena.reports.html_pages import PageInputs
-from arena.results import EndReason, GameRecord, GameResult, PlayedMove
+from arena.results import EndReason, GameRecord, GameResult, MoveTimes, PlayedMove
 from arena.stats.elo import score_from_elo
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, encode_json, read_state
@@ -65,17 +61,30 @@ from gtp.vertex import Colour, Move
 BATCH = 200  # games per commit, as the writer's group commit would batch them
 
 
+def _times(rng: random.Random, moves: int) -> MoveTimes:
+    seconds = [rng.expovariate(1 / 2.5) for _ in range(moves)]
+    return MoveTimes(moves, sum(seconds), max(seconds, default=0.0))
+
+
 def _result(rng: random.Random, game_id: str, black: str, white: str, edge: float) -> GameResult:
     draw = rng.random()
     moves = rng.randint(30, 120)
+    times = {"times_black": _times(rng, (moves + 1) // 2), "times_white": _times(rng, moves // 2)}
     if draw < 0.01:
-        return GameResult(game_id, black, white, None, EndReason.SCORE, margin=0, moves=moves)
+        return GameResult(
+            game_id, black, white, None, EndReason.SCORE, margin=0, moves=moves, **times
+        )
     if draw < 0.015:
-        return GameResult(game_id, black, white, None, EndReason.UNKNOWN, moves=moves)
+        return GameResult(game_id, black, white, None, EndReason.UNKNOWN, moves=moves, **times)
     if draw < 0.02:
-        return GameResult(game_id, black, white, None, EndReason.MOVE_LIMIT, moves=moves)
+        return GameResult(game_id, black, white, None, EndReason.MOVE_LIMIT, moves=moves, **times)
     winner = Colour.BLACK if rng.random() < score_from_elo(edge) else Colour.WHITE
-    end = EndReason.FORFEIT if draw < 0.03 else rng.choice([EndReason.RESIGN, EndReason.SCORE])
+    if draw < 0.03:
+        end = EndReason.FORFEIT
+    elif draw < 0.04:
+        end = EndReason.TIME
+    else:
+        end = rng.choice([EndReason.RESIGN, EndReason.SCORE])
     margin = rng.randint(1, 40) + 0.5 if end is EndReason.SCORE else None
     return GameResult(
         game_id,
@@ -87,6 +96,7 @@ def _result(rng: random.Random, game_id: str, black: str, white: str, edge: floa
         moves=moves,
         cpu_black=rng.uniform(1, 5),
         cpu_white=rng.uniform(1, 5),
+        **times,
     )
 
 
@@ -126,29 +136,6 @@ def build(directory: Path, players: int, results: int, seed: int) -> Path:
     return ctl
 
 
-_MOVE = re.compile(rb";\s*([BW])\[([a-z]{0,2})\]")  # sgfmill breaks lines before some nodes
-
-
-def add_clocks(files: CompetitionFiles, seed: int) -> int:
-    """Give every record 10 minutes main time and BL/WL after each move; returns moves timed."""
-    rng = random.Random(seed)
-    timed = 0
-    for path in files.games_dir.glob("*.sgf"):
-        left = {b"B": 600.0, b"W": 600.0}
-        pieces = []
-        data = path.read_bytes()
-        end = 0
-        for match in _MOVE.finditer(data):
-            colour = match.group(1)
-            left[colour] = max(0.0, left[colour] - rng.expovariate(1 / 2.5))
-            pieces += [data[end : match.end()], colour + b"L[%.3f]" % left[colour]]
-            end = match.end()
-            timed += 1
-        pieces.append(data[end:])
-        path.write_bytes(b"".join(pieces).replace(b"KM[", b"TM[600]KM[", 1))
-    return timed
-
-
 CPU: list[float] = []  # CPU seconds of each timed run, in order (less sensitive to load)
 
 
@@ -176,7 +163,7 @@ def breakdown(ctl: Path) -> list[tuple[str, float]]:
     phases.append(("load the competition, snapshot", time.perf_counter() - start))
     start = time.perf_counter()
     history = load_history(files)
-    phases.append(("journal and records (history)", time.perf_counter() - start))
+    phases.append(("journal (history)", time.perf_counter() - start))
     start = time.perf_counter()
     page = render_html(snapshot, PageInputs(config, history))
     phases.append(("series, plots and page", time.perf_counter() - start))
@@ -197,7 +184,6 @@ def main() -> None:
     parser.add_argument("--results", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--clocks", action="store_true", help="records carry BL/WL")
     options = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -205,10 +191,8 @@ def main() -> None:
         start = time.perf_counter()
         ctl = build(directory, options.players, options.results, options.seed)
         files = CompetitionFiles.for_control_file(ctl)
-        moves_timed = add_clocks(files, options.seed) if options.clocks else 0
         print(
-            f"{options.players} players, {options.results} results"
-            f"{f', {moves_timed} moves with clock times' if options.clocks else ''};"
+            f"{options.players} players, {options.results} results;"
             f" built in {time.perf_counter() - start:.0f} s"
         )
 
@@ -245,7 +229,6 @@ def main() -> None:
     result = {
         "players": options.players,
         "results": options.results,
-        "clocks": options.clocks,
         "html_seconds": round(statistics.median(runs), 4),
         "html_best_seconds": round(min(runs), 4),
         "html_worst_seconds": round(max(runs), 4),

@@ -108,6 +108,78 @@ def tuner_control(directory: Path, games: int) -> Path:
     return path
 
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+# Plays at once and thinks a share of what its clock allows (benchmarks/clocked_engine.py).
+CLOCKED = [
+    sys.executable,
+    str(Path(__file__).resolve().parents[1] / "benchmarks" / "clocked_engine.py"),
+]
+
+
+def clocked_control(directory: Path, games: int) -> Path:
+    """Engines that think by the clock under byo-yomi: most of their moves are in overtime.
+
+    ``a`` and ``b`` think 30% of what their clock allows each move; ``late``
+    overruns its clock at its third move of every game.
+    """
+    path = directory / "clocked.ctl"
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        "description = 'Engines thinking by a byo-yomi clock (0.4 s, then 2 periods of 0.2 s).'\n"
+        "players = {\n"
+        f"    'a': Player({[*CLOCKED, '--share', '0.3']!r}),\n"
+        f"    'b': Player({[*CLOCKED, '--share', '0.3']!r}),\n"
+        f"    'late': Player({[*CLOCKED, '--share', '0.3', '--sleep', '3:1']!r}),\n"
+        "}\n"
+        "board_size = 7\nkomi = 7.5\nscorer = 'internal'\n"
+        "time_control = ByoYomi(main=0.4, period=0.2, periods=2)\n"
+        "matchups = [\n"
+        f"    Matchup('a', 'b', alternating=True, number_of_games={games}),\n"
+        f"    Matchup('a', 'late', alternating=True, number_of_games=2),\n"
+        "]\n"
+    )
+    return path
+
+
+def _shrunk_example(name: str, playouts: int, settings: str) -> str:
+    """An example control file with the sample engine at ``playouts`` a move and ``settings``
+    (assignments) appended, which replace the example's own."""
+    text = (EXAMPLES / name).read_text()
+    for old, new in (
+        ("'--playouts', '200'", f"'--playouts', '{playouts}'"),
+        ("'--ownership-playouts', '50'", "'--ownership-playouts', '20'"),
+    ):
+        if old not in text:
+            raise AssertionError(f"examples/{name} no longer has {old}: update {__name__}")
+        text = text.replace(old, new)
+    return text + "\n# Shrunk for the HTML report's tests and screenshots:\n" + settings
+
+
+def ce_tuner_control(
+    directory: Path, generations: int, samples: int, batch: int = 1, playouts: int = 12
+) -> Path:
+    """examples/ce_tuner.ctl with fewer, weaker games."""
+    path = directory / "ce.ctl"
+    path.write_text(
+        _shrunk_example(
+            "ce_tuner.ctl",
+            playouts,
+            f"number_of_generations = {generations}\nsamples_per_generation = {samples}\n"
+            f"batch_size = {batch}\nelite_proportion = 0.3\n",
+        )
+    )
+    return path
+
+
+def spsa_tuner_control(directory: Path, iterations: int, playouts: int = 12) -> Path:
+    """examples/spsa_tuner.ctl with fewer, weaker games."""
+    path = directory / "spsa.ctl"
+    path.write_text(
+        _shrunk_example("spsa_tuner.ctl", playouts, f"number_of_iterations = {iterations}\n")
+    )
+    return path
+
+
 def arena(*words: str) -> subprocess.CompletedProcess[str]:
     """The real ``arena`` command, run as the module so this checkout's code is what runs."""
     return subprocess.run(

@@ -42,6 +42,7 @@ from arena.competitions.cem import (
     Sample,
     elite_count,
     finish_generation,
+    ranking,
 )
 from arena.competitions.playoff import GameNumbers
 from arena.competitions.snapshots import (
@@ -152,6 +153,8 @@ class CeTuner(TunerBookkeeping):
                 self._samples[best],
                 self._wins[best],
                 elite_mean,
+                tuple(self._samples),
+                tuple(self._wins),
             )
         )
         self._history.extend(
@@ -413,6 +416,9 @@ class CeTuner(TunerBookkeeping):
             elite_count=finished.elite_count,
             best=best,
             elite_mean=describe(finished.elite_mean),
+            samples=finished.samples,
+            wins=finished.wins,
+            elite=tuple(ranking(finished.wins)[: finished.elite_count]),
         )
 
     def snapshot(self) -> CeTunerSnapshot:

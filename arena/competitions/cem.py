@@ -141,7 +141,11 @@ def finish_generation(
 
 @attrs.frozen
 class FinishedGeneration:
-    """What the state keeps of a finished generation (for the reports)."""
+    """What the state keeps of a finished generation (for the reports).
+
+    ``samples`` and ``wins`` (every sample of the generation and its wins, in
+    sample order) are empty in a state written before they were kept.
+    """
 
     number: int
     distribution: Gaussian
@@ -151,6 +155,8 @@ class FinishedGeneration:
     best_sample: Sample
     best_wins: float
     elite_mean: Sample
+    samples: tuple[Sample, ...] = ()
+    wins: tuple[float, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -162,14 +168,20 @@ class FinishedGeneration:
             "best_sample": list(self.best_sample),
             "best_wins": self.best_wins,
             "elite_mean": list(self.elite_mean),
+            "samples": [list(sample) for sample in self.samples],
+            "wins": list(self.wins),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], dimension: int) -> FinishedGeneration:
         best_sample = tuple(float(v) for v in data["best_sample"])
         elite_mean = tuple(float(v) for v in data["elite_mean"])
+        samples = tuple(tuple(_finite(v) for v in sample) for sample in data.get("samples", ()))
+        wins = tuple(_finite(w) for w in data.get("wins", ()))
         if len(best_sample) != dimension or len(elite_mean) != dimension:
             raise ValueError("a finished generation of another number of parameters")
+        if any(len(sample) != dimension for sample in samples) or len(wins) != len(samples):
+            raise ValueError("a finished generation's samples do not fit its parameters")
         return cls(
             int(data["number"]),
             Gaussian.from_json(data["distribution"], dimension),
@@ -179,4 +191,6 @@ class FinishedGeneration:
             best_sample,
             float(data["best_wins"]),
             elite_mean,
+            samples,
+            wins,
         )

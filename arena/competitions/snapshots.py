@@ -268,7 +268,12 @@ class CeCandidate:
 
 @attrs.frozen
 class CeGeneration:
-    """A finished generation: the distribution it sampled, its best sample, its elite."""
+    """A finished generation: the distribution it sampled, its best sample, its elite.
+
+    ``samples`` (optimiser parameters) and their ``wins`` are in sample order,
+    ``elite`` the elite's sample numbers, most wins first; all three are empty
+    for a generation finished by a version that did not keep them.
+    """
 
     number: int
     distribution: CeDistribution
@@ -276,6 +281,9 @@ class CeGeneration:
     elite_count: int
     best: CeCandidate
     elite_mean: tuple[str, ...]  # the elite's mean, formatted as engine parameters
+    samples: tuple[tuple[float, ...], ...] = ()
+    wins: tuple[float, ...] = ()
+    elite: tuple[int, ...] = ()
 
 
 @attrs.frozen

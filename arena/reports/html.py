@@ -7,10 +7,12 @@ styles and plots inline and no script: it opens offline, from anywhere.
 Each competition type has its own page function, chosen by the type of the
 competition's snapshot (:mod:`arena.competitions.snapshots`) in
 :data:`PAGES`: playoffs and all-play-all in :mod:`arena.reports.html_pages`,
-the Monte Carlo tuner in :mod:`arena.reports.html_tuner`.  A new competition
-type adds a function ``(snapshot, PageInputs) -> PageContent`` and one line
-in the table; its plots use :mod:`arena.reports.svg` for the style, the
-margins and the SVG text.
+the Monte Carlo tuner in :mod:`arena.reports.html_tuner`, the cross-entropy
+and SPSA tuners in :mod:`arena.reports.html_ce_tuner` and
+:mod:`arena.reports.html_spsa_tuner`.  A new competition type adds a function
+``(snapshot, PageInputs) -> PageContent`` and one line in the table; what
+pages share is :mod:`arena.reports.html_common`, and plots use
+:mod:`arena.reports.svg` for the style, the margins and the SVG text.
 
 Importing this module imports matplotlib (the ``report`` extra, ``pip install
 'gtp-arena[report]'``); the command line imports it only for the HTML report
@@ -26,15 +28,20 @@ from typing import Any, Final
 
 from arena.competitions.snapshots import (
     AllPlayAllSnapshot,
+    CeTunerSnapshot,
     CompetitionSnapshot,
     PlayoffSnapshot,
+    SpsaTunerSnapshot,
     TunerSnapshot,
 )
 from arena.control.config import CompetitionConfig
 from arena.errors import StateError
 from arena.reports.history import load_history
-from arena.reports.html_pages import PageContent, PageInputs, allplayall_page, playoff_page
+from arena.reports.html_ce_tuner import ce_tuner_page
+from arena.reports.html_common import PageContent, PageInputs
+from arena.reports.html_pages import allplayall_page, playoff_page
 from arena.reports.html_parts import page
+from arena.reports.html_spsa_tuner import spsa_tuner_page
 from arena.reports.html_tuner import tuner_page
 from arena.reports.svg import style
 from arena.store.files import CompetitionFiles, atomic_write
@@ -44,6 +51,8 @@ PAGES: Final[Mapping[type[Any], Callable[[Any, PageInputs], PageContent]]] = {
     PlayoffSnapshot: playoff_page,
     AllPlayAllSnapshot: allplayall_page,
     TunerSnapshot: tuner_page,
+    CeTunerSnapshot: ce_tuner_page,
+    SpsaTunerSnapshot: spsa_tuner_page,
 }
 
 
@@ -77,7 +86,7 @@ def write_html_report(
     path: Path | None = None,
 ) -> Path:
     """Write the page to ``path`` (default ``X.html``) and return where it went."""
-    history = load_history(files, read_records=config.record_games)
+    history = load_history(files)
     text = render_html(snapshot, PageInputs(config, history))
     target = files.html_report if path is None else path
     try:

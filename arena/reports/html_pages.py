@@ -1,9 +1,10 @@
-"""The HTML report's pages for playoffs and all-play-all tournaments, and what every page shares.
+"""The HTML report's pages for playoffs and all-play-all tournaments.
 
 One function per competition type, from its snapshot (the totals, as the text
-report has them) and :class:`PageInputs` (the control file and the games in
-order, :mod:`arena.reports.history`) to a :class:`PageContent`.  The statistics
-are the snapshot's and :mod:`arena.stats`'; the series for the plots come from
+report has them) and :class:`arena.reports.html_common.PageInputs` (the control
+file and the games in order, :mod:`arena.reports.history`) to a
+:class:`arena.reports.html_common.PageContent`.  The statistics are the
+snapshot's and :mod:`arena.stats`'; the series for the plots come from
 :mod:`arena.reports.series` and the plots from :mod:`arena.reports.plots`.
 """
 
@@ -11,115 +12,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
-
-from arena.competitions.snapshots import (
-    AllPlayAllSnapshot,
-    CompetitionSnapshot,
-    MatchupSnapshot,
-    PlayoffSnapshot,
-)
-from arena.control.config import CompetitionConfig
+from arena.competitions.snapshots import AllPlayAllSnapshot, MatchupSnapshot, PlayoffSnapshot
 from arena.reports import plots
-from arena.reports.history import GameHistory
+from arena.reports.html_common import (
+    NO_GAMES,
+    PageContent,
+    PageInputs,
+    games_plots,
+    players_section,
+    progress,
+    seconds_cell,
+    text_report_section,
+)
 from arena.reports.html_parts import Cell, Plot, element_id, esc, figures, score_colour, table
-from arena.reports.playoff import describe_players, format_float, format_percent
+from arena.reports.playoff import format_float, format_percent
 from arena.reports.series import (
     by_pairing,
     colour_records,
     elo_series,
-    lengths_by_end,
+    player_records,
     ratings_series,
-    times_by_player,
 )
-from arena.reports.text import competition_report
 from arena.results import GameResult
 from arena.stats.matchstats import format_elo, format_elo_brief, stats_lines
 
-NO_GAMES = '<p class="note">No games played yet.</p>'
 MAX_PAIRING_PLOTS = 10  # an all-play-all draws each pairing's Elo curve up to this many pairings
-
-
-@attrs.frozen
-class PageInputs:
-    """What a page is made from besides its snapshot."""
-
-    config: CompetitionConfig
-    history: GameHistory
-
-
-@attrs.frozen
-class PageContent:
-    """A page's header facts, its table of contents and its sections (HTML)."""
-
-    title: str
-    kind: str
-    description: str | None
-    summary: str
-    navigation: tuple[tuple[str, str], ...]
-    sections: tuple[str, ...]
-
-
-# ---------------------------------------------------------------------------
-# Shared by every page
-
-
-def games_plots(
-    results: Sequence[GameResult], history: GameHistory, suffix: str = ""
-) -> list[Plot]:
-    """The game-length histogram, and time per move when the records carry clocks."""
-    if not results:
-        return []
-    name = f"-{element_id(suffix)}" if suffix else ""
-    shown = [
-        Plot(
-            f"fig-length{name}",
-            plots.length_figure(lengths_by_end(results), f"length{name}", "Game length"),
-            "Histogram of game lengths in moves, by how the games ended",
-        )
-    ]
-    times = times_by_player(results, history.move_times)
-    if times:
-        sample = None
-        if history.sampled_from is not None:
-            timed = sum(1 for result in results if result.game_id in history.move_times)
-            sample = f"from {timed} of {len(results)} games, evenly spread"
-        shown.append(
-            Plot(
-                f"fig-time{name}",
-                plots.time_figure(times, f"time{name}", sample),
-                "Time per move for each player",
-            )
-        )
-    return shown
-
-
-def players_section(codes: Sequence[str], engines: dict[str, str]) -> str:
-    """Each player's engine description; a long one folded under its first line."""
-    items = []
-    for code in codes:
-        first, *rest = describe_players([code], engines)
-        if rest:
-            more = "\n".join(line[2:] for line in rest)  # describe_players indents by two
-            items.append(
-                f"<details><summary>{esc(first)}</summary><pre>{esc(more)}</pre></details>"
-            )
-        else:
-            items.append(f"<p>{esc(first)}</p>")
-    return '<section id="players"><h2>Players</h2>' + "".join(items) + "</section>"
-
-
-def text_report_section(snapshot: CompetitionSnapshot) -> str:
-    return (
-        '<section id="text-report"><h2>Text report</h2>'
-        "<details><summary>The same results as <code>arena show</code> prints them</summary>"
-        f"<pre>{esc(competition_report(snapshot))}</pre></details></section>"
-    )
-
-
-def progress(games: int, complete: bool, total: int | None = None) -> str:
-    counted = f"{games}/{total}" if total is not None else str(games)
-    return f"{counted} games played, {'complete' if complete else 'not finished'}"
 
 
 # ---------------------------------------------------------------------------
@@ -131,7 +48,8 @@ def _rate(part: float, whole: int) -> str:
 
 
 def matchup_table(matchup: MatchupSnapshot) -> str:
-    """Each player's wins, by colour, forfeits, time losses and CPU (the text report's table)."""
+    """Each player's wins, by colour, forfeits, time losses, CPU and time per move (the text
+    report's table)."""
     tally = matchup.tally
     rows = []
     for code in (matchup.player_1, matchup.player_2):
@@ -149,6 +67,8 @@ def matchup_table(matchup: MatchupSnapshot) -> str:
                 str(counts.forfeits),
                 str(counts.time_losses),
                 "–" if cpu is None else f"{cpu:.2f}",
+                seconds_cell(counts.average_time),
+                seconds_cell(counts.longest_time),
             ]
         )
     headings = [
@@ -162,6 +82,8 @@ def matchup_table(matchup: MatchupSnapshot) -> str:
         "forfeits",
         "lost on time",
         "avg cpu s",
+        "s/move",
+        "longest s",
     ]
     return table(headings, rows)
 
@@ -205,9 +127,7 @@ def summary_row(matchup: MatchupSnapshot) -> list[Cell | str]:
 SUMMARY_HEADINGS = ["matchup", "games", "result", "score (95%)", "Elo", "LOS"]
 
 
-def matchup_section(
-    matchup: MatchupSnapshot, results: Sequence[GameResult], history: GameHistory
-) -> str:
+def matchup_section(matchup: MatchupSnapshot, results: Sequence[GameResult]) -> str:
     """A playoff matchup: settings, table, figures (Elo, colours, lengths, times)."""
     tally = matchup.tally
     ident = element_id(matchup.id)
@@ -242,7 +162,8 @@ def matchup_section(
                 "Win rate of each player with Black and with White",
             )
         )
-        shown.extend(games_plots(results, history, matchup.id))
+        times = player_records(results, order=(matchup.player_1, matchup.player_2))
+        shown.extend(games_plots(results, matchup.id, times))
     body.append(figures(shown))
     played = f" ({tally.games} games)"
     return (
@@ -263,11 +184,12 @@ def playoff_page(snapshot: PlayoffSnapshot, inputs: PageInputs) -> PageContent:
             + "</section>"
         )
     for matchup in snapshot.matchups:
-        sections.append(matchup_section(matchup, grouped.get(matchup.id, []), inputs.history))
+        sections.append(matchup_section(matchup, grouped.get(matchup.id, [])))
     players: list[str] = []
     for matchup in snapshot.matchups:
         players.extend(p for p in (matchup.player_1, matchup.player_2) if p not in players)
-    sections.append(players_section(players, dict(snapshot.engines)))
+    records = player_records(inputs.history.results, order=players)
+    sections.append(players_section(players, dict(snapshot.engines), records))
     sections.append(text_report_section(snapshot))
     navigation = (
         *((f"matchup-{element_id(m.id)}", m.name) for m in snapshot.matchups),
@@ -344,6 +266,7 @@ def grid_table(snapshot: AllPlayAllSnapshot) -> str:
 
 def allplayall_page(snapshot: AllPlayAllSnapshot, inputs: PageInputs) -> PageContent:
     results = inputs.history.results
+    played = player_records(results, order=snapshot.competitors)
     confidence = f"{100 * snapshot.ratings.confidence:g}%"
     sections = [
         '<section id="grid"><h2>Results grid</h2>'
@@ -379,14 +302,14 @@ def allplayall_page(snapshot: AllPlayAllSnapshot, inputs: PageInputs) -> PageCon
                 "Win rate of each competitor with Black and with White",
             )
         )
-        shown.extend(games_plots(results, inputs.history))
+        shown.extend(games_plots(results, records=played))
     sections.append(
         '<section id="plots"><h2>Ratings and games</h2>'
         + (figures(shown) if shown else NO_GAMES)
         + "</section>"
     )
     sections.append(pairings_section(snapshot, results))
-    sections.append(players_section(snapshot.competitors, dict(snapshot.engines)))
+    sections.append(players_section(snapshot.competitors, dict(snapshot.engines), played))
     sections.append(text_report_section(snapshot))
     rounds = "" if snapshot.rounds is None else f", {snapshot.rounds} rounds"
     return PageContent(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from arena.competitions.snapshots import TunerCandidate, TunerSnapshot
 from arena.control.tuner import tuner_settings
 from arena.reports import tuner_plots
-from arena.reports.html_pages import (
+from arena.reports.html_common import (
     NO_GAMES,
     PageContent,
     PageInputs,
@@ -20,13 +20,16 @@ from arena.reports.html_pages import (
     text_report_section,
 )
 from arena.reports.html_parts import Cell, Plot, element_id, esc, figures, table
-from arena.reports.series import (
+from arena.reports.series import player_records
+from arena.reports.tuner import format_interval
+from arena.reports.tuner_series import (
+    CANDIDATES,
     candidate_games,
     candidate_points,
+    candidates_apart,
     marginal_points,
     parameter_axes,
 )
-from arena.reports.tuner import format_interval
 
 FIRST_ROWS = 12  # candidates in the table; the rest are folded
 
@@ -123,13 +126,20 @@ def tuner_page(snapshot: TunerSnapshot, inputs: PageInputs) -> PageContent:
                         f"Games and win rate by {axis.code}",
                     )
                 )
-    shown.extend(games_plots(results, inputs.history))
+    records = player_records(
+        results, candidates_apart(snapshot.opponent), order=(CANDIDATES, snapshot.opponent)
+    )
+    shown.extend(games_plots(results, records=records))
     sections.append(
         '<section id="space"><h2>Where the games went</h2>'
         + (figures(shown) if shown else NO_GAMES)
         + "</section>"
     )
-    sections.append(players_section([snapshot.opponent], dict(snapshot.engines)))
+    sections.append(
+        players_section(
+            [snapshot.opponent], dict(snapshot.engines), records, snapshot.candidate_engine
+        )
+    )
     sections.append(text_report_section(snapshot))
     return PageContent(
         title=snapshot.code,

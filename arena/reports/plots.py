@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 import matplotlib as mpl
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from arena.reports.series import ColourRecord, EloSeries, RatingsSeries
+from arena.reports.series import ColourRecord, EloSeries, PlayerRecord, RatingsSeries
 from arena.reports.svg import (
     YLABEL,
     new_figure,
@@ -229,16 +229,20 @@ def length_figure(lengths: Mapping[EndReason, Sequence[int]], prefix: str, title
     axes.set_xlabel("moves in the game")
     axes.set_ylabel("games")
     axes.set_title(title)
-    # Above the plot, right of the title: never over a bar.
+    # Above the plot, right of the title and clear of the note: never over a bar.
+    columns = min(len(ends), 2)
     axes.legend(
         loc="lower right",
         bbox_to_anchor=(1.0, 1.0),
-        ncols=min(len(ends), 3),
+        ncols=columns,
         handlelength=1.0,
         borderaxespad=0.2,
     )
+    rows = -(-len(ends) // columns) if ends else 1
     most = max(axes.get_ylim())
-    set_margins(figure, left=YLABEL + number_width(0, most) + 0.12)
+    set_margins(
+        figure, left=YLABEL + number_width(0, most) + 0.12, top=0.62 + 0.17 * max(0, rows - 2)
+    )
     return to_svg(figure, prefix)
 
 
@@ -246,53 +250,66 @@ def _seconds(value: float) -> str:
     return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
 
 
-def time_figure(
-    times: Mapping[str, Sequence[float]], prefix: str, sample: str | None = None
-) -> str:
-    """Time per move per player: boxes from quartiles, whiskers at 5% and 95%, the mean."""
-    players = sorted(times)
-    figure, axes = new_figure(1.45 + 0.55 * len(players))
-    data = [sorted(times[p]) for p in players]
+def time_figure(records: Sequence[PlayerRecord], prefix: str) -> str:
+    """Time per move per player: a box of each game's seconds per move, the mean over moves.
+
+    Boxes from quartiles, whiskers at 5% and 95% of the games; the diamond is
+    the mean over every timed move (a long game weighs more than a short one),
+    written with the longest move at the right of each row.
+    """
+    shown = [r for r in records if r.moves]
+    players = [r.label for r in shown]
+    figure, axes = new_figure(1.45 + 0.55 * len(shown))
+    data = [sorted(r.game_means) for r in shown]
     axes.boxplot(
         data,
         orientation="horizontal",
         whis=(5, 95),
         showfliers=False,
-        showmeans=True,
         widths=0.55,
         patch_artist=True,
         boxprops={"facecolor": "#dbe8f5", "edgecolor": ACCENT},
         medianprops={"color": ACCENT, "linewidth": 1.6},
-        meanprops={
-            "marker": "D",
-            "markerfacecolor": "#d04a2f",
-            "markeredgecolor": "#d04a2f",
-            "markersize": 4,
-        },
         whiskerprops={"color": "#777777"},
         capprops={"color": "#777777"},
     )
-    axes.set_yticks(range(1, len(players) + 1), players)
+    means = [r.total / r.moves for r in shown]
+    axes.plot(
+        means,
+        range(1, len(shown) + 1),
+        linestyle="none",
+        marker="D",
+        markersize=4.5,
+        color="#d04a2f",
+        zorder=4,
+    )
+    axes.set_yticks(range(1, len(shown) + 1), players)
     axes.invert_yaxis()
-    high = max(values[int(0.95 * (len(values) - 1))] for values in data)
-    for row, values in enumerate(data, start=1):
-        mean = sum(values) / len(values)
+    for row, record in enumerate(shown, start=1):
         axes.text(
             1.0,
             row - 0.32,
-            f"mean {_seconds(mean)}, max {_seconds(values[-1])}, {len(values)} moves",
+            f"mean {_seconds(record.total / record.moves)}, longest {_seconds(record.longest)};"
+            f" {record.moves} moves in {len(record.game_means)} games",
             transform=axes.get_yaxis_transform(),
             ha="right",
             va="bottom",
             fontsize=8,
             color="#444444",
         )
-    axes.set_xlim(0, high * 1.08 if high > 0 else 1)
-    axes.set_xlabel("seconds per move")
+    high = max([values[int(0.95 * (len(values) - 1))] for values in data] + means)
+    axes.set_xlim(0, high * 1.12 if high > 0 else 0.001)
+    if high < 1:  # milliseconds read better than 0.0004
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{1000 * x:g}"))
+        axes.set_xlabel("milliseconds per move")
+    else:
+        axes.set_xlabel("seconds per move")
     axes.grid(axis="y", visible=False)
     axes.set_title("Time per move")
-    explained = "box: middle half of the moves; whiskers: 5% to 95%; diamond: mean"
-    note(axes, explained if sample is None else f"{explained}; {sample}")
+    note(
+        axes,
+        "box: each game's mean, middle half; whiskers: 5% to 95%; diamond: over all moves",
+    )
     set_margins(figure, left=text_width(players) + 0.25)
     return to_svg(figure, prefix)
 

@@ -4,30 +4,27 @@ Everything statistical is :mod:`arena.stats` (Elo and Wilson intervals,
 Bradley–Terry ratings, a player's score in a game); the totals are the
 snapshot's.  This module only lays games out the way a plot needs them: Elo
 of a pairing after each of a few evenly spaced game counts, the all-play-all
-ratings likewise, wins by colour, game lengths by how games ended, time per
-move by player, and the Monte Carlo tuner's games per candidate.  A series has
-at most a few hundred points whatever the number of games, so a plot costs
-the same for 100 games or 100,000.
+ratings likewise, wins by colour, game lengths by how games ended, and each
+player's losses by forfeit and on time and time per move (the journal's
+figures).  A series has at most a few hundred points whatever the number of
+games, so a plot costs the same for 100 games or 100,000.  The tuners' series
+are :mod:`arena.reports.tuner_series`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 import attrs
 
 from arena.competitions.snapshots import MatchupSnapshot
-from arena.competitions.tuner_scales import centres
-from arena.control.tuner import McTunerSettings
 from arena.results import EndReason, GameResult
 from arena.stats.elo import DEFAULT_CONFIDENCE, WDL, Interval, elo_estimate, wilson_interval
 from arena.stats.matchstats import player_score
 from arena.stats.ratings import Ratings, bradley_terry
 from gtp.vertex import Colour
 
-_NAMED: Final = re.compile(r"^[A-Za-z_][\w ]*:\s+")
 ELO_POINTS: Final = 150  # points of a pairing's Elo curve
 RATING_POINTS: Final = 16  # Bradley–Terry fits along an all-play-all (each costs a fit)
 
@@ -136,14 +133,6 @@ def ratings_series(
 
 
 @attrs.frozen
-class MoveTimes:
-    """Seconds each move of one game took, by colour, in move order (moves we can tell)."""
-
-    black: tuple[float, ...]
-    white: tuple[float, ...]
-
-
-@attrs.frozen
 class ColourRecord:
     """Wins with Black and with White (a jigo counts half), for one player or for all games."""
 
@@ -209,135 +198,76 @@ def lengths_by_end(results: Iterable[GameResult]) -> dict[EndReason, list[int]]:
     return {end: grouped[end] for end in END_ORDER if end in grouped}
 
 
-def times_by_player(
-    results: Iterable[GameResult], move_times: Mapping[str, MoveTimes]
-) -> dict[str, list[float]]:
-    """Seconds per move of each player over the games whose records have clocks."""
-    times: dict[str, list[float]] = {}
-    for result in results:
-        game = move_times.get(result.game_id)
-        if game is None:
-            continue
-        times.setdefault(result.black, []).extend(game.black)
-        times.setdefault(result.white, []).extend(game.white)
-    return {player: seconds for player, seconds in times.items() if seconds}
-
-
-# ---------------------------------------------------------------------------
-# The Monte Carlo tuner
-
-
 @attrs.frozen
-class CandidateGames:
-    """Games a tuner candidate played itself (not its descendants) and how many it won."""
+class PlayerRecord:
+    """One player's (or a group of players') games: losses that were not played out, and time.
 
-    code: str
+    Times are the journal's: for each game, the number of genmoves timed, their
+    total and the longest (each from the command written to the answer read,
+    which is what a clock charges, main time and overtime alike).
+    """
+
+    label: str
     games: int
-    won: int
+    forfeits: int  # games lost by forfeit
+    time_losses: int  # games lost on time
+    moves: int  # genmoves timed
+    total: float  # seconds over those genmoves
+    longest: float
+    game_means: tuple[float, ...]  # seconds per move in each game with a timed move
 
-    def rate(self, confidence: float = DEFAULT_CONFIDENCE) -> Interval:
-        return wilson_interval(self.won, self.games, confidence)
+    @property
+    def mean(self) -> float | None:
+        """Seconds per move over every timed move (None before any)."""
+        return self.total / self.moves if self.moves else None
 
 
-def candidate_games(results: Iterable[GameResult], colour: Colour) -> list[CandidateGames]:
-    """Each candidate's own games, from the results (the candidate plays ``colour``)."""
-    tally: dict[str, list[int]] = {}
+@attrs.define
+class _Tally:
+    games: int = 0
+    forfeits: int = 0
+    time_losses: int = 0
+    moves: int = 0
+    total: float = 0.0
+    longest: float = 0.0
+    game_means: list[float] = attrs.Factory(list)
+
+
+def player_records(
+    results: Iterable[GameResult],
+    label: Callable[[str], str] | None = None,
+    order: Sequence[str] = (),
+) -> list[PlayerRecord]:
+    """Each player's record: those named in ``order`` first, in that order, then the others
+    in order of first appearance; ``label`` groups player codes (a tuner's candidates as one)."""
+    tallies: dict[str, _Tally] = {}
     for result in results:
-        code = result.player(colour)
-        row = tally.setdefault(code, [0, 0])
-        row[0] += 1
-        row[1] += result.winning_player == code
-    return [CandidateGames(code, games, won) for code, (games, won) in tally.items()]
-
-
-@attrs.frozen
-class ParameterAxis:
-    """One tuner parameter as a plot axis: optimiser space [0, 1), ticks at the first generation."""
-
-    code: str
-    split: int
-    ticks: tuple[float, ...]  # centres of the first-generation divisions
-    labels: tuple[str, ...]  # the engine value there, as the control file formats it
-
-
-@attrs.frozen
-class CandidatePoint:
-    """A candidate where it sits in the optimiser space, with its own games."""
-
-    label: str  # '(0,1)', '(0,1)(2,2)'
-    position: tuple[float, ...]  # one value in [0, 1) per parameter
-    level: int
-    games: int
-    won: int
-    best: bool
-
-    def rate(self, confidence: float = DEFAULT_CONFIDENCE) -> Interval:
-        return wilson_interval(self.won, self.games, confidence)
-
-
-def _tick_label(formatted: str) -> str:
-    """A formatted engine value as a tick: without the name ('c: 0.35'), numbers kept short."""
-    text = _NAMED.sub("", formatted)  # the axis is named already
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    return text if len(text) <= 7 else f"{value:.4g}"  # '%s' of 10**0.5: 3.1622776601683795
-
-
-def parameter_axes(settings: McTunerSettings) -> tuple[ParameterAxis, ...]:
-    """The tuner's parameters as plot axes, labelled with the engine values."""
-    axes = []
-    for parameter in settings.parameters:
-        ticks = tuple(centres(parameter.split))
-        labels = tuple(_tick_label(parameter.format_value(parameter.scale(f))) for f in ticks)
-        axes.append(ParameterAxis(parameter.code, parameter.split, ticks, labels))
-    return tuple(axes)
-
-
-def candidate_points(
-    games: Iterable[CandidateGames], settings: McTunerSettings, best: str | None
-) -> list[CandidatePoint]:
-    """Where each candidate that played sits in the space (codes not of this space are left out)."""
-    space = settings.space
-    points = []
-    for candidate in games:
-        try:
-            path = space.parse_player_code(candidate.code)
-        except ValueError:
-            continue
-        points.append(
-            CandidatePoint(
-                label=space.label(path),
-                position=space.optimiser_parameters(path),
-                level=len(path),
-                games=candidate.games,
-                won=candidate.won,
-                best=candidate.code == best,
-            )
-        )
-    return points
-
-
-def marginal_points(
-    points: Iterable[CandidatePoint], axis: int, split: int
-) -> list[CandidatePoint]:
-    """Games and wins summed over each first-generation division along one parameter."""
-    totals: dict[int, list[int]] = {}
-    for point in points:
-        division = min(int(point.position[axis] * split), split - 1)
-        row = totals.setdefault(division, [0, 0, 0])
-        row[0] += point.games
-        row[1] += point.won
-        row[2] += point.best
+        loser = result.losing_player
+        for colour in (Colour.BLACK, Colour.WHITE):
+            code = result.player(colour)
+            tally = tallies.setdefault(code if label is None else label(code), _Tally())
+            tally.games += 1
+            if code == loser:
+                tally.forfeits += result.end is EndReason.FORFEIT
+                tally.time_losses += result.end is EndReason.TIME
+            times = result.times(colour)
+            if times is not None and times.moves:
+                tally.moves += times.moves
+                tally.total += times.total
+                tally.longest = max(tally.longest, times.longest)
+                tally.game_means.append(times.total / times.moves)
+    rank = {name: number for number, name in enumerate(order)}
+    ordered = sorted(tallies.items(), key=lambda item: rank.get(item[0], len(rank)))  # stable
     return [
-        CandidatePoint(
-            label=str(division),
-            position=((division + 0.5) / split,),
-            level=1,
-            games=games,
-            won=won,
-            best=bool(best),
+        PlayerRecord(
+            name,
+            tally.games,
+            tally.forfeits,
+            tally.time_losses,
+            tally.moves,
+            tally.total,
+            tally.longest,
+            tuple(tally.game_means),
         )
-        for division, (games, won, best) in sorted(totals.items())
+        for name, tally in ordered
     ]

@@ -23,8 +23,8 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
 from arena.reports.plots import ACCENT
-from arena.reports.series import CandidatePoint, ParameterAxis
 from arena.reports.svg import WIDTH, YLABEL, new_figure, note, set_margins, text_width, to_svg
+from arena.reports.tuner_series import CandidatePoint, ParameterAxis
 
 RATE_COLOURS: Final = "RdYlGn"
 BEST: Final = "#1d2329"  # the best candidate: dark, a colour no win rate has

@@ -476,6 +476,32 @@ def test_a_resumed_tuner_goes_on_as_if_never_stopped(tmp_path: Path) -> None:
     assert a.distribution == b.distribution and a.generations == b.generations
 
 
+def test_finished_generations_keep_their_samples_and_wins_for_the_reports(
+    tmp_path: Path,
+) -> None:
+    path = ce_ctl(tmp_path)
+    tuner = make_tuner(tmp_path)
+    play_serially(tuner, lambda x: x > 0.3, games=12)  # generation 0 done, 1 half played
+    resumed = roundtrip(tuner, path)
+    (generation,) = resumed.snapshot().generations
+    assert generation == tuner.snapshot().generations[0]
+    assert len(generation.samples) == len(generation.wins) == 4
+    # Each sample played batch_size = 2 games; wins as counted; the elite is the ranking's top.
+    assert all(w in (0.0, 1.0, 2.0) for w in generation.wins)
+    assert generation.elite == tuple(ranking(list(generation.wins))[:2])
+    assert generation.best.number == generation.elite[0]
+    assert generation.samples[generation.best.number] == generation.best.sample
+    # A state written before samples were kept still loads: the generation has none.
+    state = json.loads(json.dumps(tuner.to_state()))
+    for finished in state["finished"]:
+        del finished["samples"], finished["wins"]
+    older = CeTuner(load_control_file(path))
+    older.load_state(state)
+    (old,) = older.snapshot().generations
+    assert (old.samples, old.wins, old.elite) == ((), (), ())
+    assert old.distribution == generation.distribution
+
+
 @pytest.mark.parametrize(
     ("changes", "expected"),
     [

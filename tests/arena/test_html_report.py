@@ -1,4 +1,4 @@
-"""The HTML report without a browser: move times from records, the series, the page, the command.
+"""The HTML report without a browser: the series, the pages, the command.
 
 Competitions here are built on disk through the real store (results drawn
 from a seeded random stream, recorded by the competition and journalled), so
@@ -22,21 +22,16 @@ from arena.competitions.registry import make_competition
 from arena.competitions.snapshots import AllPlayAllSnapshot
 from arena.control.loader import load_control_file
 from arena.errors import ControlFileError
-from arena.reports import history
-from arena.reports.history import (
-    _times_from_clock_values,
-    _times_from_nodes,
-    load_history,
-    move_times_from_sgf,
-)
+from arena.reports.history import load_history
 from arena.reports.series import (
     by_pairing,
     checkpoints,
     colour_records,
     elo_series,
+    player_records,
     ratings_series,
 )
-from arena.results import EndReason, GameResult
+from arena.results import EndReason, GameResult, MoveTimes
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, StateStore, read_state
 from arena.store.restore import load_competition
@@ -46,70 +41,45 @@ from gtp.vertex import Colour
 from .fakes import fake_command
 
 # ---------------------------------------------------------------------------
-# Move times from SGF BL/WL
+# Each player's losses and time per move, from the journal
 
 
-@pytest.mark.parametrize(
-    ("sgf", "black", "white"),
-    [
-        # No clock: nothing to show.
-        ("(;GM[1]SZ[7];B[aa];W[bb])", None, None),
-        # Main time: each move's time is the drop since the side's last move (from TM).
-        (
-            "(;GM[1]SZ[7]TM[60];B[aa]BL[58.5];W[bb]WL[59];B[cc]BL[55.5]C[a;b\\]c];W[dd]WL[50])",
-            (1.5, 3.0),
-            (1.0, 9.0),
+def test_player_records_count_forfeits_and_time_losses_apart_and_time_every_move() -> None:
+    b_wins, w_wins = Colour.BLACK, Colour.WHITE
+    results = [
+        # a (black) loses on time; the journal has both players' genmoves.
+        GameResult(
+            "0_0", "a", "b", w_wins, EndReason.TIME, moves=10,
+            times_black=MoveTimes(5, 2.5, 1.5), times_white=MoveTimes(5, 0.5, 0.2),
         ),
-        # Comments are text, whatever they hold.
-        (
-            "(;SZ[7]TM[60]C[seen: ;B[aa]BL[1\\]];B[aa]BL[58]C[BL[3]];W[bb]WL[59];B[cc]BL[57.5])",
-            (2.0, 0.5),
-            (1.0,),
+        # b (black) loses by forfeit.
+        GameResult(
+            "0_1", "b", "a", w_wins, EndReason.FORFEIT, moves=3,
+            times_black=MoveTimes(2, 0.2, 0.15), times_white=MoveTimes(1, 0.1, 0.1),
         ),
-        ("(;SZ[7]TM[60];B[aa]BL[58]C[x BL[3] y];W[bb]WL[59];B[cc]BL[57.5])", (2.0, 0.5), (1.0,)),
-        # A move without its time left breaks that side's chain.
-        (
-            "(;SZ[7]TM[60];B[aa]BL[58];W[bb]WL[59];B[cc];W[dd]WL[58];B[ee]BL[50])",
-            (2.0,),
-            (1.0, 1.0),
+        # A result journalled without times, and a jigo: games, but no time and no loss.
+        GameResult("0_2", "a", "b", b_wins, EndReason.RESIGN, moves=4),
+        GameResult(
+            "0_3", "a", "c", None, EndReason.SCORE, margin=0, moves=2,
+            times_black=MoveTimes(1, 0.3, 0.3), times_white=MoveTimes(0, 0.0, 0.0),
         ),
-        # Without TM the first move of each side cannot be told.
-        ("(;SZ[7];B[aa]BL[58];W[bb]WL[59];B[cc]BL[55];W[]WL[58.25])", (3.0,), (0.75,)),
-        # Overtime (OB/OW) and a clock that went up (new period, increment) are left out.
-        (
-            "(;TM[10];B[aa]BL[4];W[bb]WL[9];B[cc]BL[30]OB[5];W[dd]WL[8];B[ee]BL[25]OB[5]"
-            ";W[ff]WL[12];W[gg]WL[11.5])",
-            (6.0,),
-            (1.0, 1.0, 0.5),
-        ),
-    ],
-)
-def test_move_times_from_the_time_left(
-    sgf: str, black: tuple[float, ...] | None, white: tuple[float, ...] | None
-) -> None:
-    times = move_times_from_sgf(sgf.encode())
-    if black is None:
-        assert times is None
-        return
-    assert times is not None
-    assert times.black == pytest.approx(black)
-    assert times.white == pytest.approx(white)
-
-
-def test_the_quick_reading_agrees_with_reading_node_by_node() -> None:
-    rng = random.Random(5)
-    nodes = []
-    left = {"B": 900.0, "W": 900.0}
-    for number in range(300):
-        colour = "BW"[number % 2]
-        left[colour] -= rng.expovariate(0.5)
-        comment = f"C[move {number}; [{rng.random()}\\] ok]" if number % 7 else ""
-        nodes.append(f";{colour}[{'abcdefg'[number % 7]}a]{colour}L[{left[colour]:.3f}]{comment}")
-    record = ("(;GM[1]SZ[7]TM[900]C[a;b]" + "".join(nodes) + ")").encode()
-    quick, exact = _times_from_clock_values(record), _times_from_nodes(record)
-    assert quick is not None and exact is not None
-    assert len(exact.black) == len(exact.white) == 150
-    assert quick == exact
+    ]  # fmt: skip
+    records = {r.label: r for r in player_records(results)}
+    assert list(records) == ["a", "b", "c"]
+    a, b, c = records["a"], records["b"], records["c"]
+    assert (a.games, a.forfeits, a.time_losses) == (4, 0, 1)
+    assert (b.games, b.forfeits, b.time_losses) == (3, 1, 0)
+    assert (a.moves, a.longest) == (7, 1.5) and a.total == pytest.approx(2.9)
+    assert a.game_means == pytest.approx((0.5, 0.1, 0.3))
+    assert a.mean == pytest.approx(2.9 / 7)
+    assert (b.moves, b.mean) == (7, pytest.approx(0.7 / 7))
+    assert (c.games, c.moves, c.mean, c.game_means) == (1, 0, None, ())
+    # A tuner's candidates as one row.
+    grouped = player_records(results, lambda code: code if code == "a" else "others")
+    assert [(r.label, r.games, r.forfeits, r.moves) for r in grouped] == [
+        ("a", 4, 0, 7),
+        ("others", 4, 1, 7),
+    ]
 
 
 def test_checkpoints_are_spread_and_end_at_the_total() -> None:
@@ -123,8 +93,19 @@ def test_checkpoints_are_spread_and_end_at_the_total() -> None:
 # Competitions on disk
 
 
-def _play(ctl: Path, games: int, strength: dict[str, float], seed: int = 1) -> CompetitionFiles:
-    """Record ``games`` seeded results into the competition's store (journal and status)."""
+def _times(rng: random.Random, moves: int) -> MoveTimes:
+    seconds = [rng.uniform(0.05, 0.5) for _ in range(moves)]
+    return MoveTimes(moves, sum(seconds), max(seconds, default=0.0))
+
+
+def _play(
+    ctl: Path, games: int, strength: dict[str, float], seed: int = 1, *, timed: bool = False
+) -> CompetitionFiles:
+    """Record ``games`` seeded results into the competition's store (journal and status).
+
+    ``timed``: each result carries both players' move times, as a run journals
+    them, and some games are lost on time or by forfeit.
+    """
     config = load_control_file(ctl)
     files = CompetitionFiles.for_control_file(ctl)
     competition = make_competition(config)
@@ -138,6 +119,11 @@ def _play(ctl: Path, games: int, strength: dict[str, float], seed: int = 1) -> C
         edge = strength.get(black, 0.0) - strength.get(white, 0.0)
         winner = Colour.BLACK if rng.random() < 1 / (1 + 10 ** (-edge / 400)) else Colour.WHITE
         end = EndReason.RESIGN if rng.random() < 0.5 else EndReason.SCORE
+        moves = rng.randint(20, 80)
+        times: tuple[MoveTimes | None, MoveTimes | None] = (None, None)
+        if timed:
+            end = rng.choice([end, end, EndReason.TIME, EndReason.FORFEIT])
+            times = (_times(rng, (moves + 1) // 2), _times(rng, moves // 2))
         result = GameResult(
             job.game_id,
             black,
@@ -145,7 +131,9 @@ def _play(ctl: Path, games: int, strength: dict[str, float], seed: int = 1) -> C
             winner,
             end,
             margin=3.5 if end is EndReason.SCORE else None,
-            moves=rng.randint(20, 80),
+            moves=moves,
+            times_black=times[0],
+            times_white=times[1],
         )
         competition.record_result(result, {})
         store.append(ResultEntry(result, {}))
@@ -381,48 +369,48 @@ def test_before_the_first_game_every_page_says_so(tmp_path: Path) -> None:
         assert "0 games played" in page or "0/100 games played" in page
 
 
-def _with_clocks(files: CompetitionFiles, game_ids: list[str]) -> None:
-    """Records carrying BL/WL, as a run with a clock writes them."""
-    files.games_dir.mkdir(exist_ok=True)
-    for game_id in game_ids:
-        files.sgf_path(game_id).write_text(
-            "(;GM[1]FF[4]SZ[9]TM[60];B[aa]BL[59];W[bb]WL[58];B[cc]BL[57.5];W[dd]WL[57])"
-        )
+def _figure_texts(page: str, figure_id: str) -> list[str]:
+    figure = page[page.index(f'id="{figure_id}"') :]
+    return re.findall(r"<text[^>]*>([^<]*)</text>", figure[: figure.index("</figure>")])
 
 
-def test_time_per_move_appears_when_records_carry_clocks(tmp_path: Path) -> None:
-    ctl = playoff_ctl(tmp_path)
-    files = _play(ctl, 60, {"strong": 200.0})
-    _, found = report(ctl)
-    assert not any(f.startswith("fig-time") for f in found.figures)
-    results = load_history(files).results
-    clocked = [r.game_id for r in results if r.game_id.startswith("w_o_")]
-    _with_clocks(files, clocked)
+def test_time_per_move_and_losses_come_from_the_journal(tmp_path: Path) -> None:
+    untimed, timed = tmp_path / "untimed", tmp_path / "timed"
+    untimed.mkdir()
+    timed.mkdir()
+    ctl = playoff_ctl(untimed)
+    _play(ctl, 60, {"strong": 200.0})
     page, found = report(ctl)
-    assert "fig-time-w_o" in found.figures and "fig-time-0" not in found.figures
-    section = page[page.index('id="fig-time-w_o"') :]
-    # Two moves a side in each of the 20 games: 40 moves per player.
-    assert "40 moves" in section[: section.index("</figure>")]
-
-
-def test_time_per_move_of_a_large_competition_comes_from_a_sample(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    ctl = playoff_ctl(tmp_path)
-    files = _play(ctl, 60, {"strong": 200.0})
-    every = [r.game_id for r in load_history(files).results]
-    _with_clocks(files, every)
-    monkeypatch.setattr(history, "MOST_TIMED", 12)
-    sample = load_history(files)
-    assert len(sample.move_times) == 12 and sample.sampled_from == 60
-    # Spread over the whole competition, not the first games.
-    assert every[0] in sample.move_times and every[-1] in sample.move_times
+    assert not any(f.startswith("fig-time") for f in found.figures)  # nothing was timed
+    ctl = playoff_ctl(timed)
+    files = _play(ctl, 60, {"strong": 200.0}, timed=True)
+    assert not files.games_dir.exists()  # no game record to read: the journal has it all
     page, found = report(ctl)
     assert {"fig-time-0", "fig-time-w_o"} <= set(found.figures)
-    assert "games, evenly spread" in page
-    monkeypatch.setattr(history, "MOST_TIMED", 100)
-    assert len(load_history(files).move_times) == 60
-    assert "evenly spread" not in report(ctl)[0]
+    results = load_history(files).results
+    for matchup, figure in (("0_", "fig-time-0"), ("w_o_", "fig-time-w_o")):
+        games = [r for r in results if r.game_id.startswith(matchup)]
+        texts = _figure_texts(page, figure)
+        for record in player_records(games):
+            assert record.mean is not None
+            line = (
+                f"mean {1000 * record.mean:.0f} ms, longest {1000 * record.longest:.0f} ms;"
+                f" {record.moves} moves in {len(games)} games"
+            )
+            assert line in texts, (line, texts)
+    # The players' table: losses by forfeit and on time apart, and time per move.
+    players = page[page.index('id="players"') :]
+    for record in player_records(results):
+        assert record.forfeits and record.time_losses  # the seeded games have both
+        assert record.mean is not None
+        row = (
+            f'<td class="name">{record.label}</td><td>{record.games}</td>'
+            f"<td>{record.forfeits}</td><td>{record.time_losses}</td>"
+            f"<td>{record.mean:.3f}</td><td>{record.longest:.3f}</td>"
+        )
+        assert row in players
+    # Each matchup's own table has them too.
+    assert "<th>lost on time</th>" in page and "<th>s/move</th>" in page
 
 
 # ---------------------------------------------------------------------------
@@ -464,7 +452,8 @@ def test_a_run_with_html_report_writes_the_page(tmp_path: Path) -> None:
     )
     assert main(["run", str(ctl), "-q"]) == 0
     _, found = parse_file(CompetitionFiles.for_control_file(ctl).html_report)
-    assert found.figures == ["fig-elo-0", "fig-colour-0", "fig-length-0"]
+    # Every genmove is timed, with or without a clock.
+    assert found.figures == ["fig-elo-0", "fig-colour-0", "fig-length-0", "fig-time-0"]
 
 
 def parse_file(path: Path) -> tuple[str, _Ids]:

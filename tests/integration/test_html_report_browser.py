@@ -2,8 +2,10 @@
 
 Real engines (the sample engine at a few playouts and the random player, 7x7)
 play a playoff with two matchups (its page written at the end of the run by
-``html_report = True``), an all-play-all and a Monte Carlo tuner (pages
-written by ``arena report X.ctl --html``).  Each page is loaded from disk in
+``html_report = True``), an all-play-all, a Monte Carlo tuner, and the
+cross-entropy and SPSA tuners of examples/ (shrunk to a few games; pages
+written by ``arena report X.ctl --html``); engines that think by the clock
+play a playoff under byo-yomi.  Each page is loaded from disk in
 Chromium (Debian's package; CI installs it), and the test checks what a
 reader would see: no console error or failed load, nothing fetched but the
 file itself, every plot there with its title, drawn at a readable size, and
@@ -22,7 +24,15 @@ import pytest
 
 from arena.store.files import CompetitionFiles
 from tests.browser import PageVisit, find_chromium, open_page, pixel_spread
-from tests.report_runs import allplayall_control, arena, playoff_control, tuner_control
+from tests.report_runs import (
+    allplayall_control,
+    arena,
+    ce_tuner_control,
+    clocked_control,
+    playoff_control,
+    spsa_tuner_control,
+    tuner_control,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -92,9 +102,11 @@ def test_playoff_page_written_at_the_end_of_a_run(tmp_path: Path, chromium: str)
             "fig-elo-0": "Elo: mcts-16 against mcts-8",
             "fig-colour-0": "Wins by colour",
             "fig-length-0": "Game length",
+            "fig-time-0": "Time per move",
             "fig-elo-1": "Elo: uct-48 against mcts-8",
             "fig-colour-1": "Wins by colour",
             "fig-length-1": "Game length",
+            "fig-time-1": "Time per move",
         },
     )
 
@@ -116,6 +128,7 @@ def test_allplayall_page(tmp_path: Path, chromium: str) -> None:
             "fig-ratings-history": "Ratings against games played",
             "fig-colour": "Wins by colour",
             "fig-length": "Game length",
+            "fig-time": "Time per move",
             "fig-elo-AvB": "Elo: mcts-32 against mcts-12",
             "fig-elo-AvC": "Elo: mcts-32 against random",
             "fig-elo-BvC": "Elo: mcts-12 against random",
@@ -131,7 +144,7 @@ def test_tuner_page(tmp_path: Path, chromium: str) -> None:
     assert run.returncode == 0, run.stderr
     report = arena("report", str(ctl), "--html", "-q")
     assert report.returncode == 0, report.stderr
-    check_page(
+    visit = check_page(
         CompetitionFiles.for_control_file(ctl).html_report,
         chromium,
         {
@@ -139,8 +152,83 @@ def test_tuner_page(tmp_path: Path, chromium: str) -> None:
             "fig-parameter-playouts": "By playouts",
             "fig-parameter-exploration": "By exploration",
             "fig-length": "Game length",
+            "fig-time": "Time per move",
         },
     )
+    # Every candidate's moves in one row, against the opponent's.
+    times = next(f for f in visit.value if f["id"] == "fig-time")["texts"]
+    assert {"candidates", "uct-32"} <= set(times)
+
+
+def test_cross_entropy_tuner_page(tmp_path: Path, chromium: str) -> None:
+    ctl = ce_tuner_control(tmp_path, generations=3, samples=5)
+    run = arena("run", str(ctl), "-j", "2", "-q")
+    assert run.returncode == 0, run.stderr
+    report = arena("report", str(ctl), "--html", "-q")
+    assert report.returncode == 0, report.stderr
+    visit = check_page(
+        CompetitionFiles.for_control_file(ctl).html_report,
+        chromium,
+        {
+            "fig-distribution-rave_bias": "Distribution of rave_bias by generation",
+            "fig-distribution-exploration": "Distribution of exploration by generation",
+            "fig-samples": "Samples of generation g2 by wins",
+            "fig-length": "Game length",
+            "fig-time": "Time per move",
+        },
+    )
+    texts = {f["id"]: f["texts"] for f in visit.value}
+    assert {"g0", "g1", "g2", "final"} <= set(texts["fig-distribution-rave_bias"])
+    assert {"candidates", "default"} <= set(texts["fig-time"])
+
+
+def test_spsa_tuner_page(tmp_path: Path, chromium: str) -> None:
+    ctl = spsa_tuner_control(tmp_path, iterations=6)
+    run = arena("run", str(ctl), "-j", "2", "-q")
+    assert run.returncode == 0, run.stderr
+    report = arena("report", str(ctl), "--html", "-q")
+    assert report.returncode == 0, report.stderr
+    visit = check_page(
+        CompetitionFiles.for_control_file(ctl).html_report,
+        chromium,
+        {
+            "fig-trajectory-exploration": "Trajectory of exploration",
+            "fig-trajectory-fpu": "Trajectory of fpu",
+            "fig-plus-share": "Plus side's share of the points",
+            "fig-length": "Game length",
+            "fig-time": "Time per move",
+        },
+    )
+    texts = {f["id"]: f["texts"] for f in visit.value}
+    assert {"min 0.05", "max 2"} <= set(texts["fig-trajectory-exploration"])
+    assert {"plus side", "minus side"} <= set(texts["fig-time"])
+
+
+def test_clocked_playoff_page(tmp_path: Path, chromium: str) -> None:
+    """Byo-yomi: time per move of every player (tests/integration/test_report_times.py checks
+    the figures against the engines' own)."""
+    ctl = clocked_control(tmp_path, games=2)
+    run = arena("run", str(ctl), "-j", "2", "-q")
+    assert run.returncode == 0, run.stderr
+    report = arena("report", str(ctl), "--html", "-q")
+    assert report.returncode == 0, report.stderr
+    visit = check_page(
+        CompetitionFiles.for_control_file(ctl).html_report,
+        chromium,
+        {
+            "fig-elo-0": "Elo: a against b",
+            "fig-colour-0": "Wins by colour",
+            "fig-length-0": "Game length",
+            "fig-time-0": "Time per move",
+            "fig-elo-1": "Elo: a against late",
+            "fig-colour-1": "Wins by colour",
+            "fig-length-1": "Game length",
+            "fig-time-1": "Time per move",
+        },
+    )
+    texts = {f["id"]: f["texts"] for f in visit.value}
+    assert {"a", "late"} <= set(texts["fig-time-1"])
+    assert "lost on time (2)" in texts["fig-length-1"]
 
 
 def test_the_browser_check_sees_errors_and_fetches(tmp_path: Path, chromium: str) -> None:
