@@ -38,16 +38,14 @@ import argparse
 import json
 import os
 import resource
-import selectors
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Generator
 from functools import partial
 from pathlib import Path
 
 import trio
+from minimal_controller import Script, drive  # this script's folder
 
 from arena.control.config import CompetitionConfig
 from arena.control.loader import load_control_file
@@ -169,12 +167,7 @@ def run(
 
 
 # ---------------------------------------------------------------------------
-# The reference: a minimal controller
-
-# What a slot's script yields: (engine, command line, timed?); it is sent
-# back (answer, charged seconds).
-Step = tuple[int, str, bool]
-Script = Generator[Step, tuple[str, float], None]
+# The reference: a minimal controller (benchmarks/minimal_controller.py)
 
 
 def slot_script(games: int, period: float, excess: list[float]) -> Script:
@@ -201,62 +194,11 @@ def slot_script(games: int, period: float, excess: list[float]) -> Script:
 def reference(games_at_once: int, games: int, period: float, share: float) -> list[float]:
     """Per-move excess of the minimal controller over the same load."""
     excess: list[float] = []
-    selector = selectors.DefaultSelector()
-    processes = []
-    state: dict[int, tuple[Script, list[tuple[int, int]], list[float], bytearray]] = {}
-    per_slot = [
-        games // games_at_once + (slot < games % games_at_once) for slot in range(games_at_once)
+    scripts = [
+        slot_script(games // games_at_once + (slot < games % games_at_once), period, excess)
+        for slot in range(games_at_once)
     ]
-
-    def send(slot: int, step: Step) -> None:
-        _, engines, timing, _ = state[slot]
-        engine, line, timed = step
-        write_fd = engines[engine][0]
-        timing[:] = [time.perf_counter() if timed else 0.0]
-        os.write(write_fd, line.encode() + b"\n")
-        selector.modify(engines[engine][1], selectors.EVENT_READ, (slot, engine))
-
-    for slot in range(games_at_once):
-        engines = []
-        for _ in range(2):
-            process = subprocess.Popen(
-                [sys.executable, ENGINE, f"--share={share}"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                bufsize=0,
-            )
-            processes.append(process)
-            assert process.stdin is not None and process.stdout is not None
-            os.set_blocking(process.stdout.fileno(), False)
-            engines.append((process.stdin.fileno(), process.stdout.fileno()))
-            selector.register(process.stdout.fileno(), selectors.EVENT_READ, (slot, -1))
-        script = slot_script(per_slot[slot], period, excess)
-        state[slot] = (script, engines, [0.0], bytearray())
-    running = 0
-    for slot in range(games_at_once):
-        if per_slot[slot]:
-            send(slot, next(state[slot][0]))
-            running += 1
-    while running:
-        for key, _ in selector.select():
-            slot, _engine = key.data
-            script, _engines, timing, buffer = state[slot]
-            data = os.read(key.fd, 65536)
-            received = time.perf_counter()
-            buffer += data
-            if b"\n\n" not in buffer:
-                continue
-            answer = bytes(buffer).split(b"\n\n", 1)[0].decode().lstrip("=").strip()
-            buffer.clear()
-            charged = received - timing[0] if timing[0] else 0.0
-            try:
-                send(slot, script.send((answer, charged)))
-            except StopIteration:
-                running -= 1
-    for process in processes:
-        assert process.stdin is not None
-        process.stdin.close()
-        process.wait()
+    drive([sys.executable, ENGINE, f"--share={share}"], scripts)
     return excess
 
 

@@ -53,6 +53,8 @@ import trio
 from arena.control.loader import load_control_file
 from arena.run.cluster import DaskExecutor, open_cluster
 from arena.run.ringmaster import RunOptions, run_competition
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' loopback cluster
 from tests.integration.loopback_cluster import LoopbackCluster
 
 ENGINE = str(Path(__file__).with_name("instant_engine.py"))

@@ -26,6 +26,14 @@ run (``--think``: engines that take 20 ms per genmove, so the machine has
 room) shows the latency the arena itself adds; its figures are the
 ``paced_latency_*`` keys.
 
+Each run is followed by its reference, measured in the same process: the
+same engines and games driven by the least a controller can do
+(``benchmarks/minimal_controller.py``: one ``selectors`` loop, no trio, no
+referee, no records), its gaps measured the same way.  What the reference
+shows is the machine's floor as it is loaded now; the arena's excess over it
+is the arena's own (``reference_latency_*`` and
+``paced_reference_latency_*`` keys).
+
 Also, as ``benchmarks/arena_overhead.py`` measures them: games/s with reused
 instant engines (62-move 9x9 games, -j 2) and the arena's CPU per 62-move 9x9
 game with new engines (this process only, engines excluded, startup included).
@@ -42,13 +50,15 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
 import time
 from functools import partial
 from pathlib import Path
 
 import trio
-from arena_overhead import cpu_seconds, run_games, write_ctl  # this script's folder
+from arena_overhead import ENGINE, cpu_seconds, run_games, write_ctl  # this script's folder
+from minimal_controller import Script, drive
 
 from arena.control.loader import load_control_file
 from arena.run.ringmaster import RunOptions, run_competition
@@ -135,6 +145,42 @@ def latency_run(
     return run
 
 
+def instant_script(games: int) -> Script:
+    """A slot's commands for ``games`` 9x9 games between instant engines 0 (Black) and 1 (White)."""
+    for _ in range(games):
+        for engine in (0, 1):
+            for line in ("boardsize 9", "clear_board", "komi 7.5"):
+                yield engine, line, False
+        passes, colour = 0, "b"
+        while passes < 2:
+            mover = 0 if colour == "b" else 1
+            answer, _ = yield mover, f"genmove {colour}", False
+            passes = passes + 1 if answer.lower() == "pass" else 0
+            if passes < 2:
+                yield 1 - mover, f"play {colour} {answer}", False
+            colour = "w" if colour == "b" else "b"
+    for engine in (0, 1):
+        yield engine, "quit", False
+
+
+def reference_run(directory: Path, slots: int, games: int, think: float = 0.0) -> dict[str, float]:
+    """The same games and gaps driven by the minimal controller (the machine's floor)."""
+    times = directory / f"reference{slots}-{think}"
+    times.mkdir(parents=True)
+    scripts = [instant_script(games // slots + (slot < games % slots)) for slot in range(slots)]
+    environment = {"ARENA_BENCH_TIMES": str(times), "ARENA_BENCH_THINK": str(think)}
+    wall_before = time.perf_counter()
+    drive([sys.executable, ENGINE], scripts, lambda slot: {**environment, "GOMILL_SLOT": str(slot)})
+    wall = time.perf_counter() - wall_before
+    gaps, steady = slot_latencies(times)
+    run = {"games_per_s": games / wall, "round_trips_per_s": len(gaps) / wall}
+    run["steady_gaps"] = len(steady)
+    run["steady_p50"] = statistics.median(steady)
+    run["steady_p99"] = percentile(steady, 0.99)
+    run["steady_max"] = max(steady)
+    return run
+
+
 def describe(run: dict[str, float], name: str) -> str:
     if not run[f"{name}_gaps"]:
         return "no gaps"
@@ -163,6 +209,14 @@ def latency_runs(
             f"     steady    : {describe(run, 'steady')}"
         )
         runs[slots] = run
+        floor = reference_run(directory, slots, run["games"], think)
+        print(
+            f"     reference : {describe(floor, 'steady')}  (the minimal controller, same"
+            f" engines and games: {floor['games_per_s']:.1f} games/s,"
+            f" {floor['round_trips_per_s']:.0f} round trips/s)"
+        )
+        for key in ("p50", "p99", "max"):
+            run[f"reference_{key}"] = floor[f"steady_{key}"]
     return runs
 
 
@@ -189,12 +243,17 @@ def main() -> None:
         for slots, run in runs.items():
             for key in ("p50", "p99", "max"):
                 result[f"latency_{key}_ms_{slots}"] = round(run[f"steady_{key}"], 3)
+            for key in ("p50", "p99", "max"):
+                result[f"reference_latency_{key}_ms_{slots}"] = round(run[f"reference_{key}"], 3)
         if options.think:
             top = max(slot_counts)
             paced_games = 2 * top if options.quick else max(2 * top, games // 4)
             paced = latency_runs(directory / "paced", [top], paced_games, True, options.think)
             for key in ("p50", "p99", "max"):
                 result[f"paced_latency_{key}_ms_{top}"] = round(paced[top][f"steady_{key}"], 3)
+                result[f"paced_reference_latency_{key}_ms_{top}"] = round(
+                    paced[top][f"reference_{key}"], 3
+                )
         if options.new_engines:
             latency_runs(directory / "new", slot_counts, games, reuse=False)
         scale = 0.25 if options.quick else 1.0
