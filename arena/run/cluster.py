@@ -5,7 +5,10 @@ schedules, keeps the state, writes every record and emits the events.  Each
 game is one task, :func:`arena.run.remote.play_remote`, which plays the job
 with the match code of a local run inside ``trio.run`` on a worker; the task
 asks for the union of its two players' Dask resources (``resources={'GPU': 1}``
-on a Player; a resource both need counts once, at the larger amount).
+on a Player; a resource both need counts once, at the larger amount).  When
+no connected worker offers what a game needs, the game waits for one to join
+(Dask's way) and the run says so once, as a warning naming the game and the
+resources.
 
 The bridge: ``distributed``'s client is asyncio code, so it lives on an
 asyncio loop in a thread of its own (:class:`arena.run.bridge.LoopThread`).  The trio side
@@ -51,7 +54,7 @@ from arena.errors import RunError
 from arena.results import GameJob, GameRecord
 from arena.run.bridge import LoopThread
 from arena.run.engines import StderrRoute
-from arena.run.events import Event, WorkersChanged
+from arena.run.events import Event, RunWarning, WorkersChanged
 from arena.run.executor import ExecutorLost, GameLost, GameStartedHook, PlayGame
 from arena.run.match import MatchOptions
 from arena.run.remote import (
@@ -172,6 +175,9 @@ class DaskExecutor:
     _workers: dict[str, WorkerInfo] = attrs.Factory(dict)
     _workers_changed: trio.Event = attrs.Factory(trio.Event)
     _lost: str | None = None
+    _emit: Callable[[Event], None] | None = None
+    _pending: list[Event] = attrs.Factory(list)  # emitted before emit_events began
+    _unserved: set[frozenset[tuple[str, float]]] = attrs.Factory(set)  # needs warned of
     # Loop-thread state: one refresh of the worker table at a time.
     _refreshing: bool = False
     _refresh_again: bool = False
@@ -192,6 +198,10 @@ class DaskExecutor:
         yield self._play
 
     async def emit_events(self, emit: Callable[[Event], None]) -> None:
+        self._emit = emit
+        for early in self._pending:
+            emit(early)
+        self._pending.clear()
         last = None
         while True:
             event = self.workers_event()
@@ -235,11 +245,31 @@ class DaskExecutor:
             raise ExecutorLost(self._lost)
         return failures
 
+    def _warn_if_unserved(self, job: GameJob, needs: Mapping[str, float]) -> None:
+        """Say once per set of resources that no connected worker offers them."""
+        wanted = frozenset(needs.items())
+        if not needs or wanted in self._unserved or not self._workers:
+            return
+        if any(worker.offers(needs) for worker in self._workers.values()):
+            return
+        self._unserved.add(wanted)
+        warning = RunWarning(
+            f"no worker of the cluster at {self.address} offers what game {job.game_id}"
+            f" needs ({format_resources(needs)}: both players' resources); its games wait"
+            " until such a worker joins"
+        )
+        if self._emit is None:
+            self._pending.append(warning)
+        else:
+            self._emit(warning)
+
     async def _play(
         self, job: GameJob, options: MatchOptions, started: GameStartedHook
     ) -> GameRecord:
         if self._lost is not None:
             raise ExecutorLost(self._lost)
+        needs = game_resources(job)
+        self._warn_if_unserved(job, needs)
         key = f"arena-{job.game_id}-{uuid.uuid4().hex[:12]}"
         spec = RemoteSpec(
             key,
@@ -255,7 +285,7 @@ class DaskExecutor:
         try:
             with flight.scope:
                 answer = await self._thread.call(
-                    self._run_task(key, game_resources(job), play_remote, job, spec)
+                    self._run_task(key, needs, play_remote, job, spec)
                 )
         finally:
             del self._flights[key]

@@ -318,6 +318,46 @@ def test_a_player_needing_a_gpu_plays_only_on_the_worker_that_has_one(
 
 
 @pytest.mark.slow
+def test_a_game_no_worker_can_serve_is_warned_of_and_waits_for_a_worker_that_can(
+    tmp_path: Path, cluster: LoopbackCluster
+) -> None:
+    # Each player alone has a worker; the game needs both resources on one.
+    cluster.start("gpu", "big", resources={"gpu": "GPU=1", "big": "BIG=1"})
+    random = engine("engines.random")
+    path = tmp_path / "union.ctl"
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        "players = {\n"
+        f"    'g': Player({random}, resources={{'GPU': 1}}),\n"
+        f"    'b': Player({random}, resources={{'BIG': 1}}),\n"
+        "}\n"
+        "board_size = 7\nkomi = 7.5\nscorer = 'internal'\n"
+        "matchups = [Matchup('g', 'b', alternating=True, number_of_games=2)]\n"
+    )
+    files = CompetitionFiles.for_control_file(path)
+    process = arena(path, "--cluster", cluster.address)
+    try:
+
+        def warned() -> list[object]:
+            return [e["text"] for e in events(files) if e["event"] == "warning"]
+
+        wait_for(warned, "the warning that no worker offers GPU and BIG together")
+        assert results(files) == []  # nothing was played on a worker without both
+        cluster.start_worker("both", resources="GPU=1,BIG=1")
+        code, err = finish(process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert code == 0, err
+    [text] = warned()
+    assert "no worker of the cluster" in str(text) and "BIG=1, GPU=1" in str(text)
+    started = [e["worker"] for e in events(files) if e["event"] == "game_started"]
+    assert started == ["both", "both"]
+    assert sorted(results(files)) == ["0_0", "0_1"]
+
+
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_one_line_and_a_failure(tmp_path: Path) -> None:
     path = write_ctl(tmp_path)
     code, err = finish(arena(path, "--cluster", "tcp://127.0.0.1:9"), timeout=60)
