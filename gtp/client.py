@@ -83,6 +83,36 @@ def traffic_log(target: TrafficLog | TextSink | None) -> TrafficLog | None:
     return log_to_file
 
 
+class _IoClock(trio.abc.Instrument):
+    """When the run loop's latest wait for I/O returned.
+
+    A task woken by that wait (an engine's answer became readable) is told
+    the moment the loop found the data there, not the later moment it got
+    its turn after the other tasks woken with it: the time the arena spends
+    on other games is not charged to an engine's clock.
+    """
+
+    def __init__(self) -> None:
+        self.woke_at = 0.0
+
+    def after_io_wait(self, timeout: float) -> None:
+        self.woke_at = time.perf_counter()
+
+
+_IO_CLOCKS: trio.lowlevel.RunVar[_IoClock] = trio.lowlevel.RunVar("gtp_io_clock")
+
+
+def _io_clock() -> _IoClock:
+    """This trio run's I/O clock (installed on first use)."""
+    try:
+        return _IO_CLOCKS.get()
+    except LookupError:
+        clock = _IoClock()
+        trio.lowlevel.add_instrument(clock)
+        _IO_CLOCKS.set(clock)
+        return clock
+
+
 @attrs.frozen
 class EngineInfo:
     """What an engine says about itself at the startup check."""
@@ -130,7 +160,9 @@ class GtpClient:
     _watchdog_stopped: bool = attrs.field(init=False, default=False)
     _engine_closed: trio.Event | None = attrs.field(init=False, default=None)
     # time.perf_counter just before the last command line was written, and
-    # when the read that completed its response returned: what a clock charges.
+    # when the arena learned its response's last part was there (the read
+    # that completed it, or on the pipe path, when the run loop's wait for
+    # I/O that woke the reader returned: see _IoClock): what a clock charges.
     # (Taken before the write: a writer preempted by the engine it woke would
     # otherwise start the clock after the engine had answered.)
     sent_at: float = attrs.field(init=False, default=0.0)
@@ -333,6 +365,8 @@ class GtpClient:
         reader = self._reader
         read = os.read
         wait_readable = trio.lowlevel.wait_readable
+        io_clock = _io_clock()
+        woke = 0.0  # when the wait that preceded this read ended (0: no wait)
         while True:
             # Read before waiting: on a busy machine the engine has often
             # answered by now (about one time in five here), and then the
@@ -348,10 +382,14 @@ class GtpClient:
                     if self._timed_out:
                         raise _Overran from None
                     raise await self._gone(name, args, writing=False) from None
+                woke = io_clock.woke_at
                 continue
             except OSError:
                 data = b""
             received = clock()
+            if self.sent_at < woke < received:
+                received = woke
+            woke = 0.0
             if not data:
                 raise await self._gone(name, args, writing=False)
             if self._log is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -503,3 +504,46 @@ async def test_whole_game_between_gnugo_and_random(gnugo: str) -> None:
             )
             colour = colour.opponent
     assert board.moves_played >= 20
+
+
+# The clock's charge: what a genmove costs the engine, not the arena's other work.
+# The engine answers with when it wrote (time.perf_counter is CLOCK_MONOTONIC,
+# the same clock in every process).
+ANSWER_AFTER_30_MS = [
+    sys.executable,
+    "-c",
+    "import sys, time\n"
+    "for line in sys.stdin:\n"
+    "    time.sleep(0.03)\n"
+    "    quitting = line.split()[0] == 'quit'\n"
+    "    print('=' if quitting else f'= {time.perf_counter()!r}', end='\\n\\n', flush=True)\n",
+]
+
+
+async def test_time_the_loop_spends_on_other_tasks_after_the_answer_came_is_not_charged() -> None:
+    """The answer arrives while another task blocks the loop; a third task, due
+    meanwhile, blocks it again in the same batch as the client's wake-up, before
+    or after it (trio shuffles a batch).  What the client charges ends when the
+    loop found the answer there (when the first block ended), never after the
+    second block."""
+    ended: list[float] = []
+
+    async def block_the_loop(after: float) -> None:
+        await trio.sleep(after)
+        time.sleep(0.1)
+        ended.append(time.perf_counter())
+
+    checked = 0
+    with trio.fail_after(HANG_GUARD):
+        async with engine(ANSWER_AFTER_30_MS, name="slow") as client:
+            for _ in range(8):
+                ended.clear()
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(block_the_loop, 0.01)  # 10..110 ms: the answer comes
+                    nursery.start_soon(block_the_loop, 0.05)  # due at 50 ms, runs at 110
+                    written = float(await client.command("name"))
+                first_block_ended = min(ended)
+                if written < first_block_ended:  # as planned (not so on a starved machine)
+                    checked += 1
+                    assert written <= client.received_at < first_block_ended + 0.02
+    assert checked >= 4
