@@ -29,6 +29,7 @@ import math
 import signal
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Final
 
 import attrs
@@ -423,7 +424,7 @@ class Ringmaster:
         if self.files is not None and self.config.record_games:
             path = record_path(self.files, record)
             if path is not None:
-                record_file = (path, build_sgf(record))
+                record_file = (path, partial(build_sgf, record))
         notes = tuple(competition.take_history_notes())
         sgf_path = None if record_file is None else str(record_file[0])
 

@@ -19,7 +19,12 @@ Two stores: :class:`DiskStore` (the competition's files; ``durable=False``
 skips every fsync, for users who do not care about power loss) and
 :class:`MemoryStore` (nothing on disk: the library API without a record
 directory).  CPU work (building the SGF, encoding JSON) stays on the trio
-thread, so the thread holds the GIL only between system calls.
+thread, so the thread holds the GIL only between system calls; and it is
+done at moments when no other task can run, one SGF at a time (waiting
+``IDLE_WAIT_SECONDS`` at most per batch), so that recording the games that
+just ended does not hold up the moves of the games still playing: when many
+games end at once, building their records in one go would stall the loop for
+milliseconds, which a clock would charge to the engines waiting on it.
 """
 
 from __future__ import annotations
@@ -32,10 +37,19 @@ from typing import Protocol
 
 import attrs
 import trio
+import trio.testing
 
 from arena.errors import RunError
 from arena.store.files import CompetitionFiles, fsync_directory
 from arena.store.journal import JournalEntry, LoadedState, StateStore
+
+IDLE_WAIT_SECONDS = 0.05
+
+
+async def until_idle(deadline: float) -> None:
+    """Wait until no other task can run, or until ``deadline`` (trio's clock)."""
+    with trio.move_on_at(deadline):
+        await trio.testing.wait_all_tasks_blocked()
 
 
 @attrs.frozen
@@ -43,7 +57,8 @@ class Commit:
     """One finished game to make durable."""
 
     entry: JournalEntry | None  # None: nothing to journal (a void game of the library API)
-    record: tuple[Path, bytes] | None  # the SGF file and its bytes, if one is kept
+    # The SGF file and what builds its bytes (on the trio thread), if one is kept.
+    record: tuple[Path, Callable[[], bytes]] | None
     # Called on the trio thread once durable; True for the last game of its batch.
     on_durable: Callable[[bool], None] = attrs.field(eq=False)
 
@@ -203,14 +218,25 @@ class RecordWriter:
                 await self._wakeup.wait()
                 self._wakeup = trio.Event()
                 continue
+            deadline = trio.current_time() + IDLE_WAIT_SECONDS
+            await until_idle(deadline)
+            # The state is taken with the batch, no checkpoint between: it covers
+            # exactly the batch's games and every earlier one.
             batch, self._queue = self._queue, []
-            records = [commit.record for commit in batch if commit.record is not None]
             entries = [commit.entry for commit in batch if commit.entry is not None]
             status = self.begin(bool(entries) and self.store.wants_status)
+            records = []
+            for commit in batch:
+                if commit.record is not None:
+                    path, build = commit.record
+                    await until_idle(deadline)
+                    records.append((path, build()))
             try:
                 await trio.to_thread.run_sync(self.store.commit, records, entries, status)
             except OSError as exc:
                 raise RunError(f"cannot record finished games: {exc}") from exc
             self.batches += 1
+            deadline = trio.current_time() + IDLE_WAIT_SECONDS
             for index, commit in enumerate(batch, 1):
+                await until_idle(deadline)
                 commit.on_durable(index == len(batch))
