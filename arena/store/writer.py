@@ -37,7 +37,11 @@ from typing import Protocol
 
 import attrs
 import trio
-import trio.testing
+
+try:  # trio.testing's own function: importing trio.testing imports pytest (60-200 ms a start)
+    from trio._core._run import wait_all_tasks_blocked
+except ImportError:  # pragma: no cover - a trio that moved it
+    from trio.testing import wait_all_tasks_blocked
 
 from arena.errors import RunError
 from arena.store.files import CompetitionFiles, fsync_directory
@@ -49,7 +53,7 @@ IDLE_WAIT_SECONDS = 0.05
 async def until_idle(deadline: float) -> None:
     """Wait until no other task can run, or until ``deadline`` (trio's clock)."""
     with trio.move_on_at(deadline):
-        await trio.testing.wait_all_tasks_blocked()
+        await wait_all_tasks_blocked()
 
 
 @attrs.frozen
