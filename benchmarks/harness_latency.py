@@ -136,13 +136,17 @@ def latency_run(
         "round_trips_per_s": len(gaps) / wall,
         "cpu_us_per_round_trip": 1e6 * cpu / len(gaps),
     }
-    for name, values in (("all", gaps), ("steady", steady)):
-        run[f"{name}_gaps"] = len(values)
-        if values:
-            run[f"{name}_p50"] = statistics.median(values)
-            run[f"{name}_p99"] = percentile(values, 0.99)
-            run[f"{name}_max"] = max(values)
+    add_gap_figures(run, "all", gaps)
+    add_gap_figures(run, "steady", steady)
     return run
+
+
+def add_gap_figures(run: dict[str, float], name: str, values: list[float]) -> None:
+    run[f"{name}_gaps"] = len(values)
+    if values:
+        run[f"{name}_p50"] = statistics.median(values)
+        run[f"{name}_p99"] = percentile(values, 0.99)
+        run[f"{name}_max"] = max(values)
 
 
 def instant_script(games: int) -> Script:
@@ -174,10 +178,7 @@ def reference_run(directory: Path, slots: int, games: int, think: float = 0.0) -
     wall = time.perf_counter() - wall_before
     gaps, steady = slot_latencies(times)
     run = {"games_per_s": games / wall, "round_trips_per_s": len(gaps) / wall}
-    run["steady_gaps"] = len(steady)
-    run["steady_p50"] = statistics.median(steady)
-    run["steady_p99"] = percentile(steady, 0.99)
-    run["steady_max"] = max(steady)
+    add_gap_figures(run, "steady", steady)
     return run
 
 
@@ -209,7 +210,7 @@ def latency_runs(
             f"     steady    : {describe(run, 'steady')}"
         )
         runs[slots] = run
-        floor = reference_run(directory, slots, run["games"], think)
+        floor = reference_run(directory, slots, int(run["games"]), think)
         print(
             f"     reference : {describe(floor, 'steady')}  (the minimal controller, same"
             f" engines and games: {floor['games_per_s']:.1f} games/s,"

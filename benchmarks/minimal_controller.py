@@ -7,7 +7,10 @@ yields ``(engine, command line, timed?)`` with engine 0 or 1 of its slot, and
 is sent back ``(answer, seconds)``: the answer's text without ``=``, and for a
 timed command the seconds from just before the write to the read of the
 answer's last line (0.0 otherwise).  The slot ends when its script does; its
-engines' stdin is then closed.
+engines' stdin is then closed.  Every engine is started, and has answered
+``protocol_version`` (as the arena asks at its startup check), before the
+first slot's script begins, so no slot plays while another's engines are
+still starting.
 
 Whatever latency this loop shows on a loaded machine is the machine's and the
 engines': ``benchmarks/harness_latency.py`` and ``benchmarks/clock_stress.py``
@@ -59,6 +62,21 @@ def drive(
             pair.append((process.stdin.fileno(), process.stdout.fileno()))
             selector.register(process.stdout.fileno(), selectors.EVENT_READ, slot)
         engines.append(pair)
+    for pair in engines:
+        for write_fd, _ in pair:
+            os.write(write_fd, b"protocol_version\n")
+    for pair in engines:
+        for _, read_fd in pair:
+            answer = b""
+            while not answer.endswith(b"\n\n"):
+                try:
+                    data = os.read(read_fd, 65536)
+                except BlockingIOError:
+                    time.sleep(0.001)
+                    continue
+                if not data:
+                    raise RuntimeError("an engine exited at its first command")
+                answer += data
     running = 0
     for slot, script in enumerate(scripts):
         try:
