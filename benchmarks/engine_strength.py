@@ -5,9 +5,23 @@ Plays the sample engine (``python -m engines.mcts``) against GNU Go 3.8
 colours, through our own arena: one playoff competition per (configuration,
 simulations per move, GNU Go level), each a control file written into the work
 directory and played with ``python -m arena_cli run X.ctl`` as a user would.
-Every game starts fresh engines, so each game gets its own engine seed.  GNU Go
-is the only reliable scorer (Chinese counting, dead stones removed) of games
-that end in two passes; our engine resigns when it is clearly lost.
+Every game starts fresh engines, so each game gets its own engine seed.  Our
+engine resigns when it is clearly lost.
+
+Who scores a game that ends in two passes, ``--referee``:
+
+* ``arena`` (the default): the arena's own area count (``scorer =
+  'internal'``), every stone on the board alive, as on CGOS; GNU Go runs with
+  ``--capture-all-dead`` so that it removes dead stones before it passes, and
+  our engine passes only when that count wins.  Competitions are named
+  ``CONFIG_SIMS_lLEVEL_tt``.
+* ``gnugo``: GNU Go's ``final_score`` (Chinese counting, dead stones by its own
+  judgement), as the rows before 2026-11-27 were played.  GNU Go 3.8 calls
+  both sides' stones of a seki with two shared liberties dead: in 5 of 191
+  games of the 9d7ebdc row it scored a seki our engine had counted as a win
+  (W+0.5 to W+4.5 by the stones on the board) as B+13.5 to B+33.5.
+
+Rows carry their ``referee``; a row of one referee never supersedes the other's.
 
 Then, and with ``--report-only``, it reads every competition in the work
 directory (the arena's journal and SGF records) and prints one row per
@@ -112,7 +126,13 @@ SPEED_GAME: Final = (
 )
 SPEED_POSITIONS: Final = (0, 16, 30)
 
-CODE_PATTERN: Final = re.compile(r"^(?P<config>[a-z0-9-]+)_(?P<sims>[0-9]+)_l(?P<level>[0-9]+)$")
+CODE_PATTERN: Final = re.compile(
+    r"^(?P<config>[a-z0-9-]+)_(?P<sims>[0-9]+)_l(?P<level>[0-9]+)(?P<tt>_tt)?$"
+)
+
+# Who scores games that end in two passes (see the module docstring).
+REFEREES: Final = ("arena", "gnugo")
+DEFAULT_REFEREE: Final = "arena"
 
 
 class UsageError(Exception):
@@ -179,17 +199,18 @@ def find_gnugo() -> str | None:
 # Competitions on disk
 
 
-def competition_code(config: str, sims: int, level: int) -> str:
-    """The control file's stem, e.g. ``rave_1000_l10``."""
-    return f"{config}_{sims}_l{level}"
+def competition_code(config: str, sims: int, level: int, referee: str = "gnugo") -> str:
+    """The control file's stem, e.g. ``rave_1000_l10`` (``_tt`` added: the arena scores)."""
+    return f"{config}_{sims}_l{level}" + ("_tt" if referee == "arena" else "")
 
 
-def parse_competition_code(code: str) -> tuple[str, int, int] | None:
-    """(config, sims, level) from a competition code, or None if it is not one of ours."""
+def parse_competition_code(code: str) -> tuple[str, int, int, str] | None:
+    """(config, sims, level, referee) from a competition code, None if it is not ours."""
     match = CODE_PATTERN.match(code)
     if match is None:
         return None
-    return match["config"], int(match["sims"]), int(match["level"])
+    referee = "arena" if match["tt"] else "gnugo"
+    return match["config"], int(match["sims"]), int(match["level"]), referee
 
 
 def player_codes(config: str, sims: int, level: int) -> tuple[str, str]:
@@ -204,13 +225,17 @@ def control_file_text(
     games: int,
     *,
     gnugo: str,
+    referee: str = "gnugo",
     python: str = sys.executable,
     root: Path = ROOT,
 ) -> str:
-    """A playoff control file: our engine (not a scorer) v GNU Go (the scorer), alternating."""
+    """A playoff control file, our engine v GNU Go, alternating; who scores: ``referee``."""
     ours, theirs = player_codes(config, sims, level)
     engine = [python, "-m", "engines.mcts", *engine_args(config, sims)]
     opponent = [gnugo, "--mode", "gtp", "--level", str(level), "--chinese-rules"]
+    if referee == "arena":
+        opponent.append("--capture-all-dead")
+    scorer = "internal" if referee == "arena" else "players"
     return f"""\
 # Written by benchmarks/engine_strength.py on every run: edit the script, not this file.
 competition_type = 'playoff'
@@ -221,12 +246,12 @@ players = {{
     {ours!r}: Player({engine!r},
         cwd={str(root)!r}, is_reliable_scorer=False, move_timeout={MOVE_TIMEOUT!r}),
     {theirs!r}: Player({opponent!r},
-        is_reliable_scorer=True, move_timeout={MOVE_TIMEOUT!r}),
+        is_reliable_scorer={referee == "gnugo"!r}, move_timeout={MOVE_TIMEOUT!r}),
 }}
 
 board_size = {BOARD_SIZE}
 komi = {KOMI}
-scorer = 'players'
+scorer = {scorer!r}
 move_limit = {MOVE_LIMIT}
 reuse_engines = False
 record_games = True
@@ -268,6 +293,7 @@ class Row:
     updated: str | None
     sims_per_s: float | None = None
     engine_commit: str | None = None  # the engine code the games were played with
+    referee: str = "gnugo"  # who scored games ending in two passes (REFEREES)
 
     @property
     def win_rate(self) -> float:
@@ -298,6 +324,7 @@ class Row:
             "level": self.level,
             "engine_args": list(CONFIGS.get(self.config, ())),
             "engine_commit": self.engine_commit,
+            "referee": self.referee,
             "updated": self.updated,
         }
 
@@ -347,7 +374,7 @@ def read_competition(control: Path) -> Row | None:
     parsed = parse_competition_code(control.stem)
     if parsed is None:
         return None
-    config, sims, level = parsed
+    config, sims, level, referee = parsed
     ours, theirs = player_codes(config, sims, level)
     files = CompetitionFiles.for_control_file(control)
     wins = jigo = no_result = forfeits = opponent_forfeits = 0
@@ -405,6 +432,7 @@ def read_competition(control: Path) -> Row | None:
         distinct_seeds=len(seeds),
         opponent=opponent_name(engines, theirs, level),
         updated=updated,
+        referee=referee,
     )
 
 
@@ -416,7 +444,9 @@ def read_workdir(workdir: Path) -> list[Row]:
         if row is not None and row.games > 0:
             rows.append(row)
     order = {name: i for i, name in enumerate(CONFIGS)}
-    rows.sort(key=lambda r: (order.get(r.config, len(order)), r.config, r.sims, r.level))
+    rows.sort(
+        key=lambda r: (order.get(r.config, len(order)), r.config, r.sims, r.level, r.referee)
+    )
     return rows
 
 
@@ -487,7 +517,7 @@ def percent(value: float) -> str:
 
 def format_table(rows: Sequence[Row]) -> str:
     header = (
-        f"{'config':22s}{'sims':>6s}{'level':>6s}{'games':>7s}{'wins':>6s}"
+        f"{'config':22s}{'referee':>8s}{'sims':>6s}{'level':>6s}{'games':>7s}{'wins':>6s}"
         f"{'win rate':>18s}{'distinct':>10s}{'void/forf':>11s}{'sims/s':>8s}"
     )
     lines = [header, "-" * len(header)]
@@ -498,7 +528,8 @@ def format_table(rows: Sequence[Row]) -> str:
             distinct += f"/{row.recorded_games}"
         speed = "?" if row.sims_per_s is None else f"{row.sims_per_s:.0f}"
         lines.append(
-            f"{row.config:22s}{row.sims:6d}{row.level:6d}{row.games:7d}{row.wins:6d}"
+            f"{row.config:22s}{row.referee:>8s}{row.sims:6d}{row.level:6d}{row.games:7d}"
+            f"{row.wins:6d}"
             f"{rate:>18s}{distinct:>10s}{f'{row.voids}/{row.forfeits}':>11s}{speed:>8s}"
         )
     if not rows:
@@ -602,13 +633,15 @@ def run_competitions(args: argparse.Namespace, workdir: Path, gnugo: str) -> Non
     plans: list[Plan] = []
     for config in args.configs:
         for sims in args.sims:
-            code = competition_code(config, sims, args.level)
+            code = competition_code(config, sims, args.level, args.referee)
             control = workdir / f"{code}.ctl"
             files = CompetitionFiles.for_control_file(control)
             if is_running(files):
                 print(f"{code}: already running elsewhere; left alone", flush=True)
                 continue
-            text = control_file_text(config, sims, args.level, args.games, gnugo=gnugo)
+            text = control_file_text(
+                config, sims, args.level, args.games, gnugo=gnugo, referee=args.referee
+            )
             write_if_changed(control, text)
             plans.append(Plan(control, code, counted_games(control)))
     while True:
@@ -652,6 +685,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch", type=int, default=10,
                         help="games per competition before moving to the next (0: all)")
     parser.add_argument("--level", type=int, default=10, help="GNU Go level (default 10)")
+    parser.add_argument("--referee", choices=REFEREES, default=DEFAULT_REFEREE,
+                        help="who scores games ending in two passes: the arena's count of the"
+                        " stones on the board, GNU Go capturing all dead stones (default), or"
+                        " GNU Go's final_score (the rows before 2026-11-27)")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
                         help="where the competitions live (default benchmarks/results/"
                         "strength-runs)")
@@ -714,7 +751,8 @@ def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
                 measured[key] = measure_sims_per_s(row.config, row.sims, boards)
         rows = [attrs.evolve(r, sims_per_s=measured[(r.config, r.sims)]) for r in rows]
     print()
-    print(f"sample engine v GNU Go, 9x9, komi {KOMI}, area scoring; competitions in {workdir}")
+    print(f"sample engine v GNU Go, 9x9, komi {KOMI}, area scoring (referee: who scores games"
+          f" ending in two passes); competitions in {workdir}")
     print(format_table(rows))
     print()
     for line in verdicts(rows, args.level):

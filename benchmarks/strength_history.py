@@ -5,10 +5,12 @@ disk, but the competitions of earlier sessions (played with earlier engine
 code) are not kept in the repository.  This module merges the rows measured
 now into the ones the results file already holds:
 
-* a row is identified by (config, sims, GNU Go level, engine commit);
+* a row is identified by (config, sims, GNU Go level, referee, engine commit);
 * a row measured now replaces the earlier row with the same identity;
-* an earlier row of the same (config, sims, level) played with other engine
-  code is kept, with ``superseded_by`` naming the commit of the newer row.
+* an earlier row of the same (config, sims, level, referee) played with other
+  engine code is kept, with ``superseded_by`` naming the commit of the newer row.
+
+Rows without a ``referee`` were scored by GNU Go (``"gnugo"``).
 
 Rows from before engine commits were recorded carry ``engine_commit: null``.
 Pure functions on JSON-like dicts, plus one ``git`` call for the commit.
@@ -36,11 +38,12 @@ def current_commit(root: Path) -> str | None:
 
 
 def _identity(row: dict[str, Any]) -> tuple[object, ...]:
-    return (row.get("config"), row.get("sims"), row.get("level"), row.get("engine_commit"))
+    return (*_setting(row), row.get("engine_commit"))
 
 
 def _setting(row: dict[str, Any]) -> tuple[object, ...]:
-    return (row.get("config"), row.get("sims"), row.get("level"))
+    referee = row.get("referee") or "gnugo"
+    return (row.get("config"), row.get("sims"), row.get("level"), referee)
 
 
 def merge_rows(

@@ -140,7 +140,10 @@ def test_a_config_the_engine_refuses_is_one_line_not_a_traceback(
 
 def test_competition_codes_round_trip() -> None:
     code = es.competition_code("heuristic-rave-graph", 3000, 10)
-    assert es.parse_competition_code(code) == ("heuristic-rave-graph", 3000, 10)
+    assert es.parse_competition_code(code) == ("heuristic-rave-graph", 3000, 10, "gnugo")
+    code = es.competition_code("uct", 1000, 8, "arena")
+    assert code == "uct_1000_l8_tt"
+    assert es.parse_competition_code(code) == ("uct", 1000, 8, "arena")
     assert es.parse_competition_code("demo") is None
     assert es.parse_competition_code("uct_1000") is None
 
@@ -165,6 +168,23 @@ def test_control_file_plays_alternating_9x9_scored_by_gnugo_alone(tmp_path: Path
     assert matchup.alternating and matchup.number_of_games == 250
     settings = matchup.settings
     assert (settings.board_size, settings.komi, settings.scorer) == (9, 7.5, "players")
+
+
+def test_with_the_arena_as_referee_gnugo_captures_all_dead_and_nobody_is_asked(
+    tmp_path: Path,
+) -> None:
+    # GNU Go's final_score calls seki stones dead; the arena counts the stones on the board
+    control = tmp_path / f"{es.competition_code('uct', 1000, 10, 'arena')}.ctl"
+    control.write_text(
+        es.control_file_text("uct", 1000, 10, 20, gnugo="/usr/games/gnugo", referee="arena")
+    )
+    config = load_control_file(control)
+    gnugo = config.players["gnugo-l10"]
+    assert gnugo.command[-2:] == ("--chinese-rules", "--capture-all-dead")
+    assert not gnugo.is_reliable_scorer
+    (matchup,) = config.playoff.matchups
+    assert matchup.settings.scorer == "internal"
+    assert es.build_parser().parse_args([]).referee == "arena"
 
 
 # ---------------------------------------------------------------------------
@@ -255,6 +275,12 @@ def test_results_keep_earlier_rows_and_mark_the_superseded(tmp_path: Path) -> No
     # measuring the same commit again replaces its row instead of adding one
     again = es.merge_rows(merged, [dict(now, games=6)])
     assert [r["games"] for r in again] == [12, 12, 6]
+    # a row scored by the arena stands beside GNU Go's rows: it supersedes none of them
+    arena = dict(now, engine_commit="def5678", referee="arena")
+    beside = es.merge_rows(again, [arena])
+    assert [r["superseded_by"] for r in beside if r["config"] == "uct"] == [
+        "abc1234", None, None
+    ]
     assert es.earlier_rows(tmp_path / "missing.json") == []
 
 
@@ -281,4 +307,5 @@ def test_one_game_against_gnugo_through_the_arena_then_resume(
     assert (entry["config"], entry["sims"], entry["games"]) == ("uct", 10, 1)
     assert entry["opponent"].startswith("GNU Go") and entry["opponent"].endswith("level 0")
     assert entry["voids"] == 0 and entry["distinct_games"] == 1
-    assert sys.executable in (tmp_path / "uct_10_l0.ctl").read_text()
+    assert entry["referee"] == "arena"  # the default: the arena counts, GNU Go captures all dead
+    assert sys.executable in (tmp_path / "uct_10_l0_tt.ctl").read_text()
