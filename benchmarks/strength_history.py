@@ -8,7 +8,8 @@ now into the ones the results file already holds:
 * a row is identified by (config, sims, GNU Go level, referee, engine commit);
 * a row measured now replaces the earlier row with the same identity;
 * an earlier row of the same (config, sims, level, referee) played with other
-  engine code is kept, with ``superseded_by`` naming the commit of the newer row.
+  engine code is kept, with ``superseded_by`` naming the commit of the row that
+  replaced it (set once: a row superseded before keeps its successor).
 
 Rows without a ``referee`` were scored by GNU Go (``"gnugo"``).
 
@@ -57,9 +58,8 @@ def merge_rows(
         if not isinstance(row, dict) or _identity(row) in now:
             continue
         kept = dict(row)
-        commit = newest.get(_setting(row), kept.get("superseded_by"))
-        if _setting(row) in newest:
-            kept["superseded_by"] = commit
-        merged.append(kept)
+        if _setting(row) in newest and not kept.get("superseded_by"):
+            kept["superseded_by"] = newest[_setting(row)]  # a row already superseded keeps
+        merged.append(kept)  # the commit that replaced it: the chain of commits stays
     merged.extend(dict(row, superseded_by=None) for row in current)
     return merged

@@ -275,6 +275,11 @@ def test_results_keep_earlier_rows_and_mark_the_superseded(tmp_path: Path) -> No
     # measuring the same commit again replaces its row instead of adding one
     again = es.merge_rows(merged, [dict(now, games=6)])
     assert [r["games"] for r in again] == [12, 12, 6]
+    # a third commit supersedes the newest earlier row; the oldest keeps its successor
+    third = es.merge_rows(again, [dict(now, engine_commit="fff0000")])
+    assert [(r["engine_commit"], r["superseded_by"]) for r in third if r["config"] == "uct"] == [
+        (None, "abc1234"), ("abc1234", "fff0000"), ("fff0000", None)
+    ]
     # a row scored by the arena stands beside GNU Go's rows: it supersedes none of them
     arena = dict(now, engine_commit="def5678", referee="arena")
     beside = es.merge_rows(again, [arena])
