@@ -49,6 +49,7 @@ class Geometry:
         "max_playout_moves",
         "neighbours",
         "pattern_offsets",
+        "pattern_steps",
         "pattern_updates",
         "points",
         "size",
@@ -90,6 +91,11 @@ class Geometry:
                 (p - off, 1 << (2 * k)) for k, off in enumerate(offsets) if p - off in on_board
             )
         self.pattern_updates = updates
+        # The same, with the unit already times the colour: what a stone of
+        # colour c at p adds to (and its capture takes from) the codes around it.
+        self.pattern_steps: tuple[list[tuple[tuple[int, int], ...]], ...] = tuple(
+            [tuple((q, unit * c) for q, unit in ups) for ups in updates] for c in range(3)
+        )
         rng = random.Random(f"engines.mcts zobrist {size}")
         self.zobrist: tuple[list[int], list[int], list[int]] = (
             [0] * self.cells,
@@ -321,7 +327,7 @@ class FastBoard:
         empties, epos, pat = self.empties, self.epos, self.pat
         geo = self.geo
         nb = geo.neighbours
-        updates = geo.pattern_updates
+        steps = geo.pattern_steps
         zobrist = geo.zobrist
         o = 3 - c
         j = epos[p]
@@ -334,8 +340,8 @@ class FastBoard:
         nxt[p] = p
         csize[p] = 1
         h_new = self.hash ^ zobrist[c][p]
-        for q, unit in updates[p]:
-            pat[q] += unit * c
+        for q, step in steps[c][p]:
+            pat[q] += step
         libs = 0
         friends: list[int] = []
         enemies: list[int] = []
@@ -380,8 +386,8 @@ class FastBoard:
                 epos[s] = len(empties)
                 empties.append(s)
                 h_new ^= zo[s]
-                for q, unit in updates[s]:
-                    pat[q] -= unit * o
+                for q, step in steps[o][s]:
+                    pat[q] -= step
                 captured += 1
                 last_captured = s
                 s = nxt[s]

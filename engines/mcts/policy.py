@@ -266,7 +266,7 @@ def playout_default(
     geo = board.geo
     nb = geo.neighbours
     around = geo.around
-    updates = geo.pattern_updates
+    steps = geo.pattern_steps
     shapes = pattern_table()
     eye_tables = true_eye_tables()
     lone_liberty = tactics.lone_liberty
@@ -280,6 +280,7 @@ def playout_default(
     moves_left = max_moves or geo.max_playout_moves
     n = len(empties)
     candidates: list[int] = []
+    shaped: list[int] = []
     # Black's stones minus White's, for the mercy rule (0: not kept)
     lead = color.count(1) - color.count(2) if mercy else 0
     while passes < 2 and moves_left:
@@ -299,7 +300,8 @@ def playout_default(
                         lib = lone_liberty(h, color, nxt, nb)
                         if lib:
                             saving_moves(h, lib, c, color, head, nxt, plib, nb, candidates)
-            # 2. opponent chains in atari at or around the last move
+            # 2. opponent chains in atari at or around the last move, and
+            # 3. (when there are none) shapes next to it, gathered in one pass
             if not candidates:
                 h = head[last]
                 lq = plib[h]
@@ -307,27 +309,39 @@ def playout_default(
                     lib = lone_liberty(h, color, nxt, nb)
                     if lib:
                         candidates.append(lib)
+                asked = [h]  # a chain is asked once, however many points it has here
                 for q in around[last]:
-                    if color[q] == o:
+                    cq = color[q]
+                    if cq == o:
                         h = head[q]
+                        if h in asked:
+                            continue
+                        asked.append(h)
                         lq = plib[h]
                         if lq == 1 or (lq <= 4 and csize[h] > 1):
                             lib = lone_liberty(h, color, nxt, nb)
                             if lib and lib not in candidates:
                                 candidates.append(lib)
-            # 3. shapes next to the last move
-            if not candidates:
-                for q in around[last]:
-                    if not color[q]:
+                    elif not cq:
                         code = pat[q]
                         if shapes[code] and not eyes[code]:
-                            candidates.append(q)
+                            shaped.append(q)
+                if shaped:
+                    if not candidates:
+                        candidates.extend(shaped)
+                    shaped.clear()
             while candidates:
                 i = int(rnd() * len(candidates))
                 p = candidates[i]
                 candidates[i] = candidates[-1]
                 candidates.pop()
-                if is_legal(p, c, ko, color, head, plib, nb) and not self_atari(
+                a, b, d, e = nb[p]
+                if p != ko and not color[p] and (not color[a]) + (not color[b]) + (
+                    not color[d]
+                ) + (not color[e]) >= 2:
+                    move = p  # two empty neighbours: legal, and never a self-atari
+                    candidates.clear()
+                elif is_legal(p, c, ko, color, head, plib, nb) and not self_atari(
                     p, c, color, head, nxt, plib, csize, nb
                 ):
                     move = p
@@ -404,8 +418,8 @@ def playout_default(
         nxt[p] = p
         csize[p] = 1
         plib[p] = 0
-        for q, unit in updates[p]:
-            pat[q] += unit * c
+        for q, step in steps[c][p]:
+            pat[q] += step
         libs = 0
         hp = p
         captured = 0
@@ -444,14 +458,15 @@ def playout_default(
             for q in nb[p]:
                 if color[q] == o and not plib[head[q]]:
                     h = head[q]
+                    taken = steps[o]
                     s = h
                     while True:
                         color[s] = EMPTY
                         epos[s] = n
                         empties.append(s)
                         n += 1
-                        for r, unit in updates[s]:
-                            pat[r] -= unit * o
+                        for r, step in taken[s]:
+                            pat[r] -= step
                         captured += 1
                         s = nxt[s]
                         if s == h:

@@ -125,12 +125,14 @@ def saving_moves(
 ) -> None:
     """Moves that save our chain ``h`` in atari at ``lib``: captures, then a useful extension."""
     o = 3 - c
+    seen: list[int] = []  # opponent chains already asked (a chain touches ours at many stones)
     s = h
     while True:
         for q in nb[s]:
             if color[q] == o:
                 hq = head[q]
-                if plib[hq] <= 4:
+                if plib[hq] <= 4 and hq not in seen:
+                    seen.append(hq)
                     their = lone_liberty(hq, color, nxt, nb)
                     if their and their not in out:
                         out.append(their)
