@@ -19,6 +19,7 @@ from engines.mcts.tree import (
     BlendSelector,
     PuctSelector,
     RaveName,
+    ScoredSelector,
     SelectionName,
     Selector,
     UctSelector,
@@ -65,6 +66,26 @@ class SearchConfig:
         """Whether expansion creates every child at once (RAVE, priors and graphs need it)."""
         return self.rave != "off" or self.priors != "none" or self.structure == "graph"
 
+    @property
+    def scored(self) -> bool:
+        """Whether a child's selection value depends on its own statistics alone.
+
+        True for a tree searched with minimum-MSE RAVE under UCT without an
+        exploration term (the default): the search then keeps each child's
+        value up to date and selection reads it (:class:`~engines.mcts.tree.ScoredSelector`).
+        """
+        return (
+            self.rave == "mse"
+            and self.selection == "uct"
+            and self.rave_exploration == 0
+            and self.structure == "tree"
+        )
+
+    @property
+    def rave_b4(self) -> float:
+        """Four times the squared RAVE bias: the constant of the minimum-MSE schedule."""
+        return 4.0 * self.rave_bias * self.rave_bias
+
     def __attrs_post_init__(self) -> None:
         if self.policy not in PLAYOUTS:
             raise ValueError(f"unknown playout policy {self.policy!r}")
@@ -95,6 +116,8 @@ class SearchConfig:
 
 
 def make_selector(config: SearchConfig, rnd: Callable[[], float]) -> Selector:
+    if config.scored:
+        return ScoredSelector()
     if config.eager:
         rave = config.rave != "off"
         return BlendSelector(

@@ -55,7 +55,7 @@ from engines.mcts.priors import candidate_moves, list_moves, puct_priors
 from engines.mcts.results import RESIGN as RESIGN  # re-exported: the results vocabulary
 from engines.mcts.results import Decision as Decision
 from engines.mcts.results import MoveStats as MoveStats
-from engines.mcts.tree import Node, Position
+from engines.mcts.tree import Node, Position, refresh_score
 from engines.mcts.tree import SelectionName as SelectionName
 
 Expansion = tuple[Sequence[int], Sequence[tuple[float, float]] | None]
@@ -114,6 +114,10 @@ class Search:
         self._graph = self.config.structure == "graph"
         self._eager = self.config.eager
         self._rave = self.config.rave != "off"
+        # Keep every child's selection value in ``score`` (see ScoredSelector)
+        self._scored = self.config.scored
+        self._b4 = self.config.rave_b4
+        self._fpu = self.config.uct_fpu
         self._table: dict[tuple[int, int, int, int], Position] = {}
         self.evaluator: Evaluator | None = None  # worker processes (engines.mcts.parallel)
         self.root: Node = self._new_root()
@@ -304,8 +308,16 @@ class Search:
             probabilities = puct_priors(stats)
         else:
             probabilities = [1.0 / len(moves)] * len(moves) if moves else []
+        fpu = self._fpu
         if stats is None:
-            children = [Node(moves[i], probabilities[i]) for i in order]
+            children = [Node(moves[i], probabilities[i], score=fpu) for i in order]
+        elif self._scored:
+            # What refresh_score gives a new node: its AMAF value equals its value, the prior
+            children = [
+                Node(moves[i], probabilities[i], n, w, w / n if n else fpu)
+                for i in order
+                for n, w in (stats[i],)
+            ]
         else:
             children = [Node(moves[i], probabilities[i], *stats[i]) for i in order]
         node.untried = array("H")
@@ -379,6 +391,7 @@ class Search:
         if self._graph:
             return self._descend_graph(board, path)
         remote = self.evaluator is not None
+        scored = self._scored
         while board.passes < 2:
             if node.children is None:
                 if node.visits <= threshold or node.untried is _REQUESTED:
@@ -392,6 +405,8 @@ class Search:
                     self._expand(node, board)
             node = select(node)
             node.visits += 1
+            if scored:
+                refresh_score(node, self._b4, self._fpu)
             path.append(node)
             board.play_known(node.move)
             if node.visits == 1:
@@ -482,6 +497,9 @@ class Search:
             return
         # ``result``: for the player who made the move into path[i]
         result = black_result if to_move == WHITE else 1.0 - black_result
+        if self._scored:
+            self._backup_scored(path, result, amaf if rave else None, to_move)
+            return
         for i in range(depth, -1, -1):
             node = path[i]
             node.wins += result
@@ -500,6 +518,48 @@ class Search:
                     for child in compress(children, hits):
                         child.amaf_visits += 1
                         child.amaf_wins += won
+            result = 1.0 - result
+            to_move = 3 - to_move
+
+    def _backup_scored(
+        self, path: list[Node], result: float, amaf: bytearray | None, to_move: int
+    ) -> None:
+        """:meth:`backup` of a tree with RAVE when children keep their selection values.
+
+        The same updates in the same order, each changed child's ``score``
+        recomputed as :func:`~engines.mcts.tree.refresh_score` does (written out:
+        this loop runs for every child a playout's moves reach).
+        """
+        b4 = self._b4
+        fpu = self._fpu
+        depth = len(path) - 1
+        for i in range(depth, -1, -1):
+            node = path[i]
+            node.wins += result
+            refresh_score(node, b4, fpu)
+            if amaf is None:
+                result = 1.0 - result
+                continue
+            if i < depth:
+                move = path[i + 1].move
+                if move != PASS:
+                    amaf[move] |= to_move
+            children = node.children
+            if children:
+                won = 1.0 - result  # for the player to move at node
+                played = amaf.translate(_PLAYED_BY[to_move])
+                hits = map(played.__getitem__, map(_move_of, children))
+                for child in compress(children, hits):
+                    an = child.amaf_visits + 1
+                    aw = child.amaf_wins + won
+                    child.amaf_visits = an
+                    child.amaf_wins = aw
+                    tn = child.tn
+                    if tn:
+                        q = child.mc
+                        child.score = q + an / (an + tn + b4 * an * tn) * (aw / an - q)
+                    else:
+                        child.score = aw / an
             result = 1.0 - result
             to_move = 3 - to_move
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Literal, Protocol
 
 import attrs
@@ -44,6 +45,7 @@ class Node:
         "amaf_visits",
         "amaf_wins",
         "children",
+        "mc",
         "move",
         "pending",
         "pos",
@@ -51,13 +53,20 @@ class Node:
         "prior_visits",
         "prior_wins",
         "priors",
+        "score",
+        "tn",
         "untried",
         "visits",
         "wins",
     )
 
     def __init__(
-        self, move: int, prior: float = 0.0, prior_visits: float = 0.0, prior_wins: float = 0.0
+        self,
+        move: int,
+        prior: float = 0.0,
+        prior_visits: float = 0.0,
+        prior_wins: float = 0.0,
+        score: float = 0.0,
     ) -> None:
         self.move = move
         self.prior = prior  # PUCT's prior probability
@@ -74,6 +83,12 @@ class Node:
         self.amaf_wins = prior_wins
         self.pending = 0  # graph mode: edge visits still out (virtual losses)
         self.pos: Position | None = None  # graph mode: the position this edge leads to
+        # When the search keeps selection values (see ScoredSelector): the value,
+        # and the parts of it that change only with a visit, the visits with the
+        # prior's and the Monte-Carlo value with the prior's wins (0 without any)
+        self.score = score
+        self.tn = prior_visits
+        self.mc = prior_wins / prior_visits if prior_visits else 0.0
 
     @property
     def value(self) -> float:
@@ -320,6 +335,49 @@ class BlendSelector:
                 best_score = q
                 best = child
         return best
+
+
+@attrs.frozen
+class ScoredSelector:
+    """:class:`BlendSelector` for tree, minimum-MSE RAVE and no exploration term, kept up to date.
+
+    There a child's value depends on its own statistics alone, so the search
+    stores it in ``score`` whenever they change (:func:`refresh_score`) and
+    selection is a maximum over stored numbers, the first child on ties, as
+    :class:`BlendSelector` would choose.
+    """
+
+    def __call__(self, node: Node) -> Node:
+        children = node.children
+        assert children
+        return max(children, key=_score_of)
+
+
+_score_of = attrgetter("score")
+
+
+def refresh_score(child: Node, b4: float, fpu: float) -> None:
+    """Recompute ``child``'s ``tn``, ``mc`` and ``score`` after its visits or wins changed.
+
+    ``score`` is the value :class:`BlendSelector` gives the child under
+    minimum-MSE RAVE without exploration, with the same arithmetic in the same
+    order as ``_greedy_rave``; ``b4`` is four times the squared RAVE bias and
+    ``fpu`` the value of a move with no information.
+    """
+    tn = child.visits + child.prior_visits
+    child.tn = tn
+    an = child.amaf_visits
+    if tn:
+        q = (child.wins + child.prior_wins) / tn
+        child.mc = q
+        if an:
+            aq = child.amaf_wins / an
+            q += an / (an + tn + b4 * an * tn) * (aq - q)
+        child.score = q
+    elif an:
+        child.score = child.amaf_wins / an
+    else:
+        child.score = fpu
 
 
 def _greedy_rave(children: list[Node], beta_k: float, b4: float, fpu: float) -> Node:
