@@ -7,6 +7,7 @@ import math
 import pytest
 
 from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard
+from engines.mcts.parallel import WorkerPool
 from engines.mcts.priors import PriorWeights, heuristic_priors, prior_weights
 from engines.mcts.search import Search, SearchConfig
 from engines.mcts.tree import BlendSelector, Node, Position
@@ -122,6 +123,62 @@ def test_minimum_mse_schedule_trusts_amaf_while_the_mc_count_is_small() -> None:
     off = BlendSelector(kind="uct", exploration=0.0, rave="off", rave_k=1.0, rave_bias=0.0,
                         graph=False, fpu=math.inf, fpu_reduction=0.0)
     assert off(parent) is few  # without RAVE the lucky MC value wins
+
+
+def _blend_value(child: Node, bias: float) -> float:
+    """Gelly & Silver's minimum-MSE blend of a child's MC and AMAF values, priors included."""
+    tn = child.visits + child.prior_visits
+    an = child.amaf_visits
+    if not tn:
+        return child.amaf_wins / an if an else math.inf
+    q = (child.wins + child.prior_wins) / tn
+    if not an:
+        return q
+    beta = an / (an + tn + 4 * bias * bias * an * tn)
+    return (1 - beta) * q + beta * child.amaf_wins / an
+
+
+@pytest.mark.parametrize("workers", [0, 1], ids=["one-process", "one-worker"])
+def test_the_default_search_keeps_every_stored_selection_value_current(workers: int) -> None:
+    # The default search stores each child's value instead of blending ~80 of
+    # them at every step down; a value left stale would steer the search wrong.
+    config = SearchConfig()
+    assert config.scored
+    blend = BlendSelector(kind="uct", exploration=0.0, rave="mse", rave_k=1.0,
+                          rave_bias=config.rave_bias, graph=False, fpu=config.uct_fpu,
+                          fpu_reduction=0.0)
+    search = Search(config, seed=11)
+    pool = WorkerPool(workers, config, seed=4, batch=4) if workers else None
+    search.evaluator = pool
+    try:
+        board = played(FastBoard(9), "E5", "D4")
+        search.set_position(board, 7.5, moves=[(BLACK, point(board, "E5")),
+                                                (WHITE, point(board, "D4"))])
+        search.simulate(1200)
+        # the next move reuses the subtree: its values must carry over too
+        search.flush()
+        best = max(search.root.children or (), key=lambda c: c.visits).move
+        board.play(best)
+        search.set_position(board, 7.5, moves=[(BLACK, point(board, "E5")),
+                                                (WHITE, point(board, "D4")), (BLACK, best)])
+        search.simulate(600)
+        search.flush()
+    finally:
+        if pool is not None:
+            pool.close()
+    checked = 0
+    stack = [search.root]
+    while stack:
+        node = stack.pop()
+        children = node.children
+        if not children:
+            continue
+        stack.extend(children)
+        assert search._select(node) is blend(node)
+        for child in children:
+            assert child.score == pytest.approx(_blend_value(child, config.rave_bias), rel=1e-12)
+        checked += 1
+    assert checked > 100  # a grown tree, not just the root
 
 
 def test_prior_knowledge_counts_as_extra_simulations() -> None:
