@@ -391,7 +391,9 @@ class Search:
         if self._graph:
             return self._descend_graph(board, path)
         remote = self.evaluator is not None
-        scored = self._scored
+        # In one process the backup refreshes every node of the path before the
+        # next descent; with workers other descents see this one's visits first.
+        scored = self._scored and remote
         while board.passes < 2:
             if node.children is None:
                 if node.visits <= threshold or node.untried is _REQUESTED:
