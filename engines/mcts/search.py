@@ -499,12 +499,16 @@ class Search:
             return
         # ``result``: for the player who made the move into path[i]
         result = black_result if to_move == WHITE else 1.0 - black_result
-        if self._scored:
-            self._backup_scored(path, result, amaf if rave else None, to_move)
-            return
+        # With stored selection values (see ScoredSelector) every changed node
+        # gets its value refreshed, as refresh_score would (written out for the
+        # children: this loop runs for every child a playout's moves reach).
+        scored = self._scored
+        b4 = self._b4
         for i in range(depth, -1, -1):
             node = path[i]
             node.wins += result
+            if scored:
+                refresh_score(node, b4, self._fpu)
             if rave:
                 assert amaf is not None
                 if i < depth:
@@ -517,51 +521,22 @@ class Search:
                     # the children whose move the player to move played: filtered in C
                     played = amaf.translate(_PLAYED_BY[to_move])
                     hits = map(played.__getitem__, map(_move_of, children))
-                    for child in compress(children, hits):
-                        child.amaf_visits += 1
-                        child.amaf_wins += won
-            result = 1.0 - result
-            to_move = 3 - to_move
-
-    def _backup_scored(
-        self, path: list[Node], result: float, amaf: bytearray | None, to_move: int
-    ) -> None:
-        """:meth:`backup` of a tree with RAVE when children keep their selection values.
-
-        The same updates in the same order, each changed child's ``score``
-        recomputed as :func:`~engines.mcts.tree.refresh_score` does (written out:
-        this loop runs for every child a playout's moves reach).
-        """
-        b4 = self._b4
-        fpu = self._fpu
-        depth = len(path) - 1
-        for i in range(depth, -1, -1):
-            node = path[i]
-            node.wins += result
-            refresh_score(node, b4, fpu)
-            if amaf is None:
-                result = 1.0 - result
-                continue
-            if i < depth:
-                move = path[i + 1].move
-                if move != PASS:
-                    amaf[move] |= to_move
-            children = node.children
-            if children:
-                won = 1.0 - result  # for the player to move at node
-                played = amaf.translate(_PLAYED_BY[to_move])
-                hits = map(played.__getitem__, map(_move_of, children))
-                for child in compress(children, hits):
-                    an = child.amaf_visits + 1
-                    aw = child.amaf_wins + won
-                    child.amaf_visits = an
-                    child.amaf_wins = aw
-                    tn = child.tn
-                    if tn:
-                        q = child.mc
-                        child.score = q + an / (an + tn + b4 * an * tn) * (aw / an - q)
+                    if scored:
+                        for child in compress(children, hits):
+                            an = child.amaf_visits + 1
+                            aw = child.amaf_wins + won
+                            child.amaf_visits = an
+                            child.amaf_wins = aw
+                            tn = child.tn
+                            if tn:
+                                q = child.mc
+                                child.score = q + an / (an + tn + b4 * an * tn) * (aw / an - q)
+                            else:
+                                child.score = aw / an
                     else:
-                        child.score = aw / an
+                        for child in compress(children, hits):
+                            child.amaf_visits += 1
+                            child.amaf_wins += won
             result = 1.0 - result
             to_move = 3 - to_move
 
