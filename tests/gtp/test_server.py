@@ -465,8 +465,11 @@ async def test_send_raw_needs_a_serving_server() -> None:
 # A real engine process over pipes and on a terminal
 
 TINY_ENGINE = """
-import sys, trio
+import signal, sys, trio
 from gtp.server import GtpServer, run_stdio
+# Ctrl-C as in a terminal, whatever this test inherited: a run started in the
+# background (nohup, '&' without job control) passes SIGINT on ignored.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 server = GtpServer("tiny", "2.0")
 
 @server.command("forever")
