@@ -13,9 +13,11 @@ move.  The search adds them to both the Monte-Carlo and the AMAF statistics.
 * ``heuristic``: hand-written Go knowledge on top of the even prior, each rule
   adding wins or losses in units of the base confidence: capturing (more for
   several stones), saving a chain in atari, putting an opponent chain in atari,
-  a 3x3 shape of the playout policy, closeness to the last move; a big
-  self-atari, and first- or second-line moves in an empty area, count as
-  losses while third- and fourth-line moves there count as wins.
+  a 3x3 shape of the playout policy, closeness to the last move, and more
+  for an atari that the opponent cannot escape because the chain dies in a
+  ladder; a big self-atari, extending a chain in atari into a ladder, and
+  first- or second-line moves in an empty area, count as losses while third-
+  and fourth-line moves there count as wins.
 
 The same heuristic gives PUCT its prior probabilities (:func:`puct_priors`).
 What a new node starts with as a whole, its moves and their priors, is
@@ -36,7 +38,13 @@ import attrs
 
 from engines.mcts.fastboard import PASS, FastBoard
 from engines.mcts.patterns import pattern_table, true_eye_tables
-from engines.mcts.tactics import liberty_count, lone_liberty, self_atari
+from engines.mcts.tactics import (
+    extension_dies,
+    ladder_caught,
+    liberty_count,
+    lone_liberty,
+    self_atari,
+)
 
 if TYPE_CHECKING:
     from engines.mcts.config import SearchConfig
@@ -64,6 +72,8 @@ class PriorWeights:
     empty_second: float = 0.5  # losses for the second line there
     empty_good: float = 0.5  # wins for the third and fourth lines there
     pass_rate: float = 0.1  # passing is rarely right while moves remain
+    ladder_atari: float = 1.5  # wins for an atari whose chain then dies in a ladder
+    ladder_save: float = 3.0  # losses (instead of ``save``) for extending into a ladder
 
     def __str__(self) -> str:
         """The weights that differ from the defaults, as ``--prior-weights`` takes them."""
@@ -180,6 +190,8 @@ def heuristic_priors(
     empty_second = weights.empty_second * u
     empty_good = weights.empty_good * u
     pass_rate = weights.pass_rate
+    ladder_atari = weights.ladder_atari * u
+    ladder_save = weights.ladder_save * u
     out: list[tuple[float, float]] = []
     for p in moves:
         n = u
@@ -191,6 +203,7 @@ def heuristic_priors(
         free = 0
         friend = False
         seen: list[int] = []
+        after: FastBoard | None = None  # the board after p, once a ladder needs reading
         for q in nb[p]:
             cq = color[q]
             if not cq:
@@ -207,16 +220,24 @@ def heuristic_priors(
                 elif lq <= 8 and liberty_count(h, color, nxt, nb, 3) == 2:
                     n += atari  # it will be in atari (if we survive)
                     w += atari
+                    if ladder_atari:
+                        if after is None:
+                            after = board.copy()
+                            after.play(p, c)
+                        if ladder_caught(after, h):
+                            n += ladder_atari
+                            w += ladder_atari
             elif cq == c:
                 friend = True
-                if (
-                    plib[h] <= 4
-                    and lone_liberty(h, color, nxt, nb) == p
-                    # saving only helps if the stone leaves the chain more liberties
-                    and _liberties_after(p, c, color, head, nxt, nb) >= 2
-                ):
-                    n += save
-                    w += save
+                if plib[h] <= 4 and lone_liberty(h, color, nxt, nb) == p:
+                    # saving only helps if the stone leaves the chain more liberties,
+                    # and not if the two it leaves run into a ladder
+                    libs_after = _liberties_after(p, c, color, head, nxt, nb)
+                    if libs_after == 2 and ladder_save and extension_dies(board, h, p):
+                        n += ladder_save
+                    elif libs_after >= 2:
+                        n += save
+                        w += save
         if captured:
             bonus = capture_many if captured > 1 else capture_one
             n += bonus
@@ -265,7 +286,7 @@ def _liberties_after(
     p: int, c: int, color: list[int], head: list[int], nxt: list[int],
     nb: list[tuple[int, ...]],
 ) -> int:
-    """Liberties (up to 2) of the chain ``c`` would form at ``p``, ignoring captures."""
+    """Liberties (up to 3) of the chain ``c`` would form at ``p``, ignoring captures."""
     libs: list[int] = [q for q in nb[p] if not color[q]]
     seen: set[int] = set()
     for q in nb[p]:
@@ -280,8 +301,8 @@ def _liberties_after(
                 s = nxt[s]
                 if s == h:
                     break
-        if len(set(libs)) >= 2:
-            return 2
+        if len(set(libs)) >= 3:
+            return 3
     return len(set(libs))
 
 

@@ -7,10 +7,12 @@ import signal
 import subprocess
 import sys
 
+import attrs
 import pytest
 
 from engines.mcts.fastboard import FastBoard
 from engines.mcts.parallel import WorkerError, WorkerPool
+from engines.mcts.priors import PriorWeights
 from engines.mcts.search import Search, SearchConfig
 from engines.mcts.tree import Node
 
@@ -61,9 +63,9 @@ def test_one_worker_is_deterministic_and_leaves_nothing_pending(config: SearchCo
 
 def test_workers_list_priors_with_the_engines_prior_weights() -> None:
     # every rule weighted 0: each move starts at the even prior, whoever lists it
-    flat = ",".join(f"{name}=0" for name in (
-        "capture_one", "capture_many", "save", "atari", "shape", "near_last", "self_atari",
-        "empty_edge", "empty_second", "empty_good"))
+    flat = ",".join(
+        f"{field.name}=0" for field in attrs.fields(PriorWeights) if field.name != "pass_rate"
+    )
     config = SearchConfig(rave="mse", priors="heuristic", prior_weights=flat, mercy=40)
     with WorkerPool(1, config, seed=3, batch=4, share=False) as pool:
         search = _searched(config, pool, 300)
