@@ -53,7 +53,7 @@ sims/s while nothing else runs, or keep the last figures with ``--no-speed``.
 The last line is ``RESULT [json rows]``.
 
 Configurations: ``uct``, ``rave``, ``heuristic-rave``, ``heuristic-rave-graph``,
-``heuristic-rave-workers1`` (see ``CONFIGS``), each at 1000 and 3000
+``heuristic-rave-workers1``, ``heuristic-rave-ladders`` (see ``CONFIGS``), each at 1000 and 3000
 simulations per move by default.  The 10,000-simulation row:
 ``--configs heuristic-rave-workers1 --sims 10000 -j 1`` (each game keeps two
 cores busy).
@@ -116,6 +116,8 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
     # play out (two cores per game; batches of leaves under virtual loss, so it is not
     # the same search as in one process); what makes 10,000 simulations affordable.
     "heuristic-rave-workers1": ("--rave", "mse", "--priors", "heuristic", "--workers", "1"),
+    # The default search with playouts that read ladders before running a chain out.
+    "heuristic-rave-ladders": ("--rave", "mse", "--priors", "heuristic", "--policy", "ladders"),
 }
 DEFAULT_SIMS: Final = (1000, 3000)
 

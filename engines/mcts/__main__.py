@@ -21,6 +21,7 @@ from engines.mcts.gtp_engine import (
     build_server,
     engine_version,
 )
+from engines.mcts.policy import POLICY_NAMES
 from engines.mcts.search import SearchConfig
 from gtp.server import run_stdio
 
@@ -45,8 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     search = parser.add_argument_group("search")
     search.add_argument("--seed", type=int, default=argparse.SUPPRESS,
                         help="random seed (default: a fresh one, shown by gomill-describe_engine)")
-    search.add_argument("--policy", choices=("default", "light"), default=defaults.policy,
-                        help="playout policy: MoGo-style 'default' or uniform random 'light'")
+    search.add_argument("--policy", choices=POLICY_NAMES, default=defaults.policy,
+                        help="playout policy: MoGo-style 'default', the same reading ladders "
+                        "before it runs a chain out of atari 'ladders', or uniform random 'light'")
     search.add_argument("--selection", choices=("uct", "puct"), default=defaults.selection,
                         help="tree selection rule")
     search.add_argument("--exploration", type=float, default=defaults.exploration, metavar="C",

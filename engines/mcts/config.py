@@ -25,7 +25,7 @@ from engines.mcts.tree import (
     UctSelector,
 )
 
-PolicyName = Literal["default", "light"]
+PolicyName = Literal["default", "light", "ladders"]
 StructureName = Literal["tree", "graph"]
 
 

@@ -314,12 +314,13 @@ class FastBoard:
             raise IllegalPlay(f"illegal play at {p}")
         return self._place(p, c)
 
-    def play_known(self, p: int) -> None:
-        """Play a move already known to be legal for the player to move (or PASS)."""
+    def play_known(self, p: int, colour: int | None = None) -> None:
+        """Play a move already known to be legal for ``colour`` (default: the player to move)."""
+        c = self.to_move if colour is None else colour
         if p == PASS:
-            self.play(PASS)
+            self.play(PASS, c)
         else:
-            self._place(p, self.to_move)
+            self._place(p, c)
 
     def _place(self, p: int, c: int) -> int:
         """Put a stone of colour ``c`` at the empty point ``p``, known to be legal."""

@@ -48,7 +48,7 @@ class Playout(Protocol):
         mercy: int = 0,
     ) -> int: ...
 
-POLICY_NAMES: Final = ("default", "light")
+POLICY_NAMES: Final = ("default", "light", "ladders")
 
 
 def playout_light(
@@ -238,6 +238,7 @@ def playout_default(
     max_moves: int = 0,
     amaf: bytearray | None = None,
     mercy: int = 0,
+    ladders: bool = False,
 ) -> int:
     """MoGo-style playout: answer the last move locally, else play at random.
 
@@ -254,6 +255,11 @@ def playout_default(
     the board than the other and return who (1 Black, -1 White); the search
     counts it as that side's win (the mercy rule: a game that lopsided is
     decided, and its last moves only fill in territory).
+
+    ``ladders``: a chain in atari is not run out when the run leaves it two
+    liberties and :func:`~engines.mcts.tactics.extension_dies` reads a ladder
+    that kills it, neither to save it nor as a shape or a random move (the
+    ``ladders`` policy).
     """
     color = board.color
     head = board.head
@@ -273,6 +279,8 @@ def playout_default(
     is_legal = tactics.is_legal
     self_atari = tactics.self_atari
     saving_moves = tactics.saving_moves
+    liberties_after = tactics.liberties_after
+    extension_dies = tactics.extension_dies
     c = board.to_move
     ko = board.ko if board.ko_colour == c else 0
     passes = board.passes
@@ -300,6 +308,19 @@ def playout_default(
                         lib = lone_liberty(h, color, nxt, nb)
                         if lib:
                             saving_moves(h, lib, c, color, head, nxt, plib, nb, candidates)
+                            if (
+                                ladders
+                                and lib in candidates
+                                and liberties_after(lib, c, color, head, nxt, nb) == 2
+                            ):
+                                board.ko = ko  # the reader plays on copies of the board
+                                board.ko_colour = c
+                                if extension_dies(board, h, lib):
+                                    candidates.remove(lib)
+                                    if not ko:
+                                        # nor as a shape or at random: for this move only,
+                                        # the run is refused as a ko point would be
+                                        ko = lib
             # 2. opponent chains in atari at or around the last move, and
             # 3. (when there are none) shapes next to it, gathered in one pass
             if not candidates:
@@ -529,4 +550,19 @@ def black_result(
     return 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
 
 
-PLAYOUTS: Final[dict[str, Playout]] = {"default": playout_default, "light": playout_light}
+def playout_ladders(
+    board: FastBoard,
+    rnd: Callable[[], float],
+    max_moves: int = 0,
+    amaf: bytearray | None = None,
+    mercy: int = 0,
+) -> int:
+    """The default policy, except that it does not run a chain out into a ladder that kills it."""
+    return playout_default(board, rnd, max_moves, amaf, mercy, ladders=True)
+
+
+PLAYOUTS: Final[dict[str, Playout]] = {
+    "default": playout_default,
+    "light": playout_light,
+    "ladders": playout_ladders,
+}

@@ -41,6 +41,7 @@ from engines.mcts.patterns import pattern_table, true_eye_tables
 from engines.mcts.tactics import (
     extension_dies,
     ladder_caught,
+    liberties_after,
     liberty_count,
     lone_liberty,
     self_atari,
@@ -232,7 +233,7 @@ def heuristic_priors(
                 if plib[h] <= 4 and lone_liberty(h, color, nxt, nb) == p:
                     # saving only helps if the stone leaves the chain more liberties,
                     # and not if the two it leaves run into a ladder
-                    libs_after = _liberties_after(p, c, color, head, nxt, nb)
+                    libs_after = liberties_after(p, c, color, head, nxt, nb)
                     if libs_after == 2 and ladder_save and extension_dies(board, h, p):
                         n += ladder_save
                     elif libs_after >= 2:
@@ -280,30 +281,6 @@ def puct_priors(stats: Sequence[tuple[float, float]]) -> list[float]:
     if total <= 0:
         return [1.0 / len(stats)] * len(stats) if stats else []
     return [x / total for x in weights]
-
-
-def _liberties_after(
-    p: int, c: int, color: list[int], head: list[int], nxt: list[int],
-    nb: list[tuple[int, ...]],
-) -> int:
-    """Liberties (up to 3) of the chain ``c`` would form at ``p``, ignoring captures."""
-    libs: list[int] = [q for q in nb[p] if not color[q]]
-    seen: set[int] = set()
-    for q in nb[p]:
-        if color[q] == c and head[q] not in seen:
-            h = head[q]
-            seen.add(h)
-            s = h
-            while True:
-                for r in nb[s]:
-                    if not color[r] and r != p and r not in libs:
-                        libs.append(r)
-                s = nxt[s]
-                if s == h:
-                    break
-        if len(set(libs)) >= 3:
-            return 3
-    return len(set(libs))
 
 
 def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:

@@ -160,6 +160,30 @@ def saving_moves(
         out.append(lib)
 
 
+def liberties_after(
+    p: int, c: int, color: list[int], head: list[int], nxt: list[int],
+    nb: list[tuple[int, ...]], limit: int = 3,
+) -> int:
+    """Liberties (up to ``limit``) of the chain ``c`` would form at ``p``, ignoring captures."""
+    libs: list[int] = [q for q in nb[p] if not color[q]]
+    seen: set[int] = set()
+    for q in nb[p]:
+        if color[q] == c and head[q] not in seen:
+            h = head[q]
+            seen.add(h)
+            s = h
+            while True:
+                for r in nb[s]:
+                    if not color[r] and r != p and r not in libs:
+                        libs.append(r)
+                s = nxt[s]
+                if s == h:
+                    break
+        if len(set(libs)) >= limit:
+            return limit
+    return len(set(libs))
+
+
 def liberty_count(
     h: int, color: list[int], nxt: list[int], nb: list[tuple[int, ...]], limit: int
 ) -> int:
@@ -233,20 +257,33 @@ def _extension_dies(board: FastBoard, h: int, lib: int, depth: int) -> bool:
     if not is_legal(lib, d, ko, board.color, board.head, board.plib, nb):
         return True
     after = board.copy()
-    after.play(lib, d)
+    after.play_known(lib, d)
     libs = after.liberties(lib, 3)
     if len(libs) != 2:
         return len(libs) < 2
-    for x in libs:
+    for i, x in enumerate(libs):
         ko = after.ko if after.ko_colour == a else 0
         if not is_legal(x, a, ko, after.color, after.head, after.plib, nb):
             continue
-        attack = after.copy()
-        attack.play(x, a)
-        if len(attack.liberties(x, 2)) < 2:
-            continue  # the attacking stone can be taken at once
+        # after the atari at x the chain runs at the other liberty: three or more
+        # liberties there besides x (captures only add more) and it escapes
+        y = libs[1 - i]
+        color, head, nxt = after.color, after.head, after.nxt
+        if liberties_after(y, d, color, head, nxt, nb, 4) == 4:
+            continue
+        if liberties_after(x, a, color, head, nxt, nb, 2) < 2 and not any(
+            color[q] == d and lone_liberty(head[q], color, nxt, nb) == x for q in nb[x]
+        ):
+            continue  # the attacking stone, capturing nothing, could be taken at once
+        # the last atari to try is played on ``after`` itself: nothing needs it afterwards
+        attack = after.copy() if i == 0 else after
+        attack.play_known(x, a)
         hd = attack.head[lib]
         rest = lone_liberty(hd, attack.color, attack.nxt, nb)
-        if rest and not _captures_out(attack, hd) and _extension_dies(attack, hd, rest, depth - 1):
+        if (
+            rest
+            and not _captures_out(attack, hd)
+            and _extension_dies(attack, hd, rest, depth - 1)
+        ):
             return True
     return False

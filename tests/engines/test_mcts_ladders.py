@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from engines.mcts.fastboard import BLACK, WHITE, FastBoard
+from engines.mcts.policy import PLAYOUTS
 from engines.mcts.priors import heuristic_priors, prior_weights
 from engines.mcts.tactics import extension_dies, ladder_caught
 from tests.engines.test_mcts_fastboard import fast_from
@@ -90,3 +95,19 @@ def test_priors_favour_the_atari_that_starts_a_working_ladder() -> None:
     [plain] = values(broken, [d7])
     assert working > plain
     assert values(caught, [d7], "ladder_atari=0") == [plain]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_ladders_policy_runs_only_where_the_ladder_is_broken(seed: int) -> None:
+    e6 = FastBoard(9).geo.index((5, 4))
+    moves = {}
+    for name, diagram in (("caught", LADDER), ("broken", with_stone(LADDER, 6, 6, "X"))):
+        for policy in ("default", "ladders"):
+            board = board_of(with_stone(diagram, 2, 3, "."), WHITE)
+            board.play(board.geo.index((6, 3)), WHITE)  # D7 puts D6 in atari
+            PLAYOUTS[policy](board, random.Random(seed).random, 1)
+            moves[name, policy] = board.last_move
+    # the default policy runs either way; the ladder reader only where it escapes
+    assert moves["caught", "default"] == moves["broken", "default"] == e6
+    assert moves["broken", "ladders"] == e6
+    assert moves["caught", "ladders"] != e6
