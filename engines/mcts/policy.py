@@ -24,6 +24,7 @@ go with :func:`black_result`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Final, Protocol
 
@@ -550,15 +551,8 @@ def black_result(
     return 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
 
 
-def playout_ladders(
-    board: FastBoard,
-    rnd: Callable[[], float],
-    max_moves: int = 0,
-    amaf: bytearray | None = None,
-    mercy: int = 0,
-) -> int:
-    """The default policy, except that it does not run a chain out into a ladder that kills it."""
-    return playout_default(board, rnd, max_moves, amaf, mercy, ladders=True)
+#: The default policy, except that it does not run a chain out into a ladder that kills it.
+playout_ladders: Final[Playout] = functools.partial(playout_default, ladders=True)
 
 
 PLAYOUTS: Final[dict[str, Playout]] = {
