@@ -19,8 +19,9 @@ empty board and 6-7% slower in the midgame in an A/B against these walks, so
 the walks stay.)
 
 One question needs moves played: whether a chain in atari dies in a ladder
-(:func:`ladder_caught`), which the priors ask of saving moves and ataris.  It
-reads on copies of a :class:`~engines.mcts.fastboard.FastBoard`.
+(:func:`ladder_caught`, :func:`extension_dies`), which the priors ask of
+saving moves and ataris and the ``ladders`` playout policy of its saving
+moves.  It reads on copies of a :class:`~engines.mcts.fastboard.FastBoard`.
 """
 
 from __future__ import annotations
