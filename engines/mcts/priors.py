@@ -16,8 +16,9 @@ move.  The search adds them to both the Monte-Carlo and the AMAF statistics.
   a 3x3 shape of the playout policy, closeness to the last move, and more
   for an atari that the opponent cannot escape because the chain dies in a
   ladder; a big self-atari, extending a chain in atari into a ladder, and
-  first- or second-line moves in an empty area, count as losses while third-
-  and fourth-line moves there count as wins.
+  first- or second-line moves in an empty area, count as losses while moves
+  from the third line in count as wins there, and from the fourth line in (the
+  central 3x3 of 9x9, where the first move of a 9x9 game belongs) more.
 
 The same heuristic gives PUCT its prior probabilities (:func:`puct_priors`).
 What a new node starts with as a whole, its moves and their priors, is
@@ -71,7 +72,8 @@ class PriorWeights:
     self_atari: float = 1.5  # losses for a big self-atari
     empty_edge: float = 1.0  # losses for the first line in an empty area
     empty_second: float = 0.5  # losses for the second line there
-    empty_good: float = 0.5  # wins for the third and fourth lines there
+    empty_good: float = 0.5  # wins for the third line and in from it there
+    empty_centre: float = 1.0  # more wins for the fourth line and in from it there
     pass_rate: float = 0.1  # passing is rarely right while moves remain
     ladder_atari: float = 1.5  # wins for an atari whose chain then dies in a ladder
     ladder_save: float = 3.0  # losses (instead of ``save``) for extending into a ladder
@@ -190,6 +192,7 @@ def heuristic_priors(
     empty_edge = weights.empty_edge * u
     empty_second = weights.empty_second * u
     empty_good = weights.empty_good * u
+    empty_centre = weights.empty_centre * u
     pass_rate = weights.pass_rate
     ladder_atari = weights.ladder_atari * u
     ladder_save = weights.ladder_save * u
@@ -267,9 +270,12 @@ def heuristic_priors(
                 n += empty_edge
             elif ln == 2:
                 n += empty_second
-            elif ln <= 4:
+            else:
                 n += empty_good
                 w += empty_good
+                if ln >= 4:
+                    n += empty_centre
+                    w += empty_centre
         out.append((n, w))
     return out
 

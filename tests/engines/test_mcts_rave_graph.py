@@ -218,6 +218,25 @@ def test_heuristic_prefers_captures_and_avoids_self_atari_and_the_empty_edge() -
     assert values[self_atari] < 0.5
 
 
+def test_heuristic_sends_the_first_move_of_9x9_to_the_central_3x3() -> None:
+    board = FastBoard(9)
+    moves = list(board.geo.points)
+
+    def values(weights: PriorWeights) -> dict[int, float]:
+        stats = heuristic_priors(board, moves, 10.0, weights)
+        return {m: w / n for m, (n, w) in zip(moves, stats, strict=True)}
+
+    centre = {point(board, v) for v in ("D4", "D5", "D6", "E4", "E5", "E6", "F4", "F5", "F6")}
+    default = values(PriorWeights())
+    best = max(default.values())
+    assert {m for m, v in default.items() if v == best} == centre
+    assert default[point(board, "C3")] < best  # the third line is still good, less so
+    assert default[point(board, "C3")] > default[point(board, "B2")]
+    # without the rule, the third line is as good as the centre
+    plain = values(prior_weights("empty_centre=0"))
+    assert plain[point(board, "E5")] == plain[point(board, "C3")] > plain[point(board, "B2")]
+
+
 def test_prior_weights_change_what_the_heuristic_says() -> None:
     board = played(FastBoard(9), "E5", "E6", "D6", "pass", "E7", "pass")
     capture = point(board, "F6")
