@@ -47,7 +47,9 @@ interrupted run leaves every configuration with about as many games.
         --games 100 > /tmp/strength.log 2>&1 &
     python benchmarks/engine_strength.py --report-only
 
-``kill PID`` (SIGTERM) or Ctrl-C stops a run at once; ``-j 2`` plays two games
+``kill PID`` (SIGTERM) or Ctrl-C stops a run at once, and ``arena stop CTL``
+on the competition running stops that one after the games in progress (the
+others go on, and running again resumes it); ``-j 2`` plays two games
 at a time (mind the cores: each game runs our engine and GNU Go).  Measure
 sims/s while nothing else runs, or keep the last figures with ``--no-speed``.
 The last line is ``RESULT [json rows]``.
@@ -665,6 +667,12 @@ def run_competitions(args: argparse.Namespace, workdir: Path, gnugo: str) -> Non
                 plan.active = False
             elif done == plan.done:
                 print(f"{plan.label}: no game counted in this batch; skipping it", flush=True)
+                plan.active = False
+            elif done - plan.done < batch:
+                # `arena stop` or Ctrl-X: the arena finished the games in progress and
+                # exited 0 short of its batch; starting it again would undo the stop.
+                print(f"{plan.label}: the arena stopped after {done - plan.done} of {batch}"
+                      " games; run this again to resume", flush=True)
                 plan.active = False
             plan.done = done
 

@@ -296,6 +296,31 @@ def test_speed_positions_are_legal_and_measured() -> None:
     assert speed is not None and speed > 0
 
 
+def test_an_arena_stopped_short_of_its_batch_is_not_started_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `arena stop` lets the games in progress finish and exits 0: 3 of the 10 asked for
+    counted = [0]
+    batches: list[int | None] = []
+
+    def run_arena(control: Path, *, parallel: int, max_games: int | None, label: str) -> int:
+        batches.append(max_games)
+        counted[0] += 3
+        return 0
+
+    monkeypatch.setattr(es, "run_arena", run_arena)
+    monkeypatch.setattr(es, "counted_games", lambda control: counted[0])
+    args = es.build_parser().parse_args(
+        ["--configs", "uct", "--sims", "10", "--games", "10", "--batch", "0"]
+    )
+    args.configs, args.sims = es.parse_configs(args.configs), es.parse_sims(args.sims)
+    es.run_competitions(args, tmp_path, "gnugo")
+    assert batches == [10]
+    assert "the arena stopped after 3 of 10 games; run this again to resume" in (
+        capsys.readouterr().out
+    )
+
+
 # ---------------------------------------------------------------------------
 # End to end
 
