@@ -255,8 +255,11 @@ def _extension_dies(board: FastBoard, h: int, lib: int, depth: int) -> bool:
     if depth <= 0:
         return False
     ko = board.ko if board.ko_colour == d else 0
-    if not is_legal(lib, d, ko, board.color, board.head, board.plib, nb):
+    color, head, nxt = board.color, board.head, board.nxt
+    if not is_legal(lib, d, ko, color, head, board.plib, nb):
         return True
+    if liberties_after(lib, d, color, head, nxt, nb) == 3:
+        return False  # three liberties without counting captures: no copy needed to see it
     after = board.copy()
     after.play_known(lib, d)
     libs = after.liberties(lib, 3)
