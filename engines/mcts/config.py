@@ -25,7 +25,7 @@ from engines.mcts.tree import (
     UctSelector,
 )
 
-PolicyName = Literal["default", "light", "ladders"]
+PolicyName = Literal["default", "light", "ladders", "strict"]
 StructureName = Literal["tree", "graph"]
 
 

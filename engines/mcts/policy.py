@@ -11,7 +11,12 @@ Owns the simulation ("default") policies of the search:
   atari at or around it, play a 3x3 shape (hane, cut and edge patterns; see
   :mod:`engines.mcts.patterns`) next to it, otherwise a random move.  It never
   fills its own true eyes (a false eye may be filled) and refuses moves that
-  put one of its chains of two or more stones in atari without capturing.
+  put one of its chains of two or more stones in atari without capturing,
+  unless they risk at most three stones to put a bigger opponent chain in
+  atari (:func:`~engines.mcts.tactics.atari_sacrifice`: a throw-in that wins
+  a capturing race).
+* ``strict``: ``default`` refusing those sacrifices too (the default policy
+  before 2026-11-27); ``ladders``: ``default`` reading ladders (below).
 
 Both loops are written out by hand over the board's lists with every name
 bound locally: that is where the engine spends its time.  A playout mutates
@@ -49,7 +54,7 @@ class Playout(Protocol):
         mercy: int = 0,
     ) -> int: ...
 
-POLICY_NAMES: Final = ("default", "light", "ladders")
+POLICY_NAMES: Final = ("default", "light", "ladders", "strict")
 
 
 def playout_light(
@@ -240,6 +245,7 @@ def playout_default(
     amaf: bytearray | None = None,
     mercy: int = 0,
     ladders: bool = False,
+    sacrifices: bool = True,
 ) -> int:
     """MoGo-style playout: answer the last move locally, else play at random.
 
@@ -279,6 +285,7 @@ def playout_default(
     lone_liberty = tactics.lone_liberty
     is_legal = tactics.is_legal
     self_atari = tactics.self_atari
+    atari_sacrifice = tactics.atari_sacrifice
     saving_moves = tactics.saving_moves
     liberties_after = tactics.liberties_after
     extension_dies = tactics.extension_dies
@@ -363,8 +370,9 @@ def playout_default(
                 ) + (not color[e]) >= 2:
                     move = p  # two empty neighbours: legal, and never a self-atari
                     candidates.clear()
-                elif is_legal(p, c, ko, color, head, plib, nb) and not self_atari(
-                    p, c, color, head, nxt, plib, csize, nb
+                elif is_legal(p, c, ko, color, head, plib, nb) and (
+                    not self_atari(p, c, color, head, nxt, plib, csize, nb)
+                    or (sacrifices and atari_sacrifice(p, c, color, head, nxt, csize, nb))
                 ):
                     move = p
                     candidates.clear()
@@ -410,8 +418,10 @@ def playout_default(
                         continue  # illegal
                 # Legal with at most one empty neighbour: refuse to put a chain
                 # of ours in atari (a lone stone may still be thrown in).
-                if (ca == c or cb == c or cd == c or ce == c) and self_atari(
-                    p, c, color, head, nxt, plib, csize, nb
+                if (
+                    (ca == c or cb == c or cd == c or ce == c)
+                    and self_atari(p, c, color, head, nxt, plib, csize, nb)
+                    and not (sacrifices and atari_sacrifice(p, c, color, head, nxt, csize, nb))
                 ):
                     move = 0
                     continue
@@ -555,8 +565,14 @@ def black_result(
 playout_ladders: Final[Playout] = functools.partial(playout_default, ladders=True)
 
 
+#: The default policy, except that it refuses every self-atari of two or more stones,
+#: even one that puts a bigger chain in atari (the default policy before 2026-11-27).
+playout_strict: Final[Playout] = functools.partial(playout_default, sacrifices=False)
+
+
 PLAYOUTS: Final[dict[str, Playout]] = {
     "default": playout_default,
+    "strict": playout_strict,
     "light": playout_light,
     "ladders": playout_ladders,
 }

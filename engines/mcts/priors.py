@@ -15,10 +15,12 @@ move.  The search adds them to both the Monte-Carlo and the AMAF statistics.
   several stones), saving a chain in atari, putting an opponent chain in atari,
   a 3x3 shape of the playout policy, closeness to the last move, and more
   for an atari that the opponent cannot escape because the chain dies in a
-  ladder; a big self-atari, extending a chain in atari into a ladder, and
-  first- or second-line moves in an empty area, count as losses while moves
-  from the third line in count as wins there, and from the fourth line in (the
-  central 3x3 of 9x9, where the first move of a 9x9 game belongs) more.
+  ladder; a big self-atari (unless it is a sacrifice that puts a bigger
+  chain in atari: ``sacrifice``, 0 by default), extending a chain in atari
+  into a ladder, and first- or second-line moves in an empty area, count as
+  losses while moves from the third line in count as wins there, and from the
+  fourth line in (the central 3x3 of 9x9, where the first move of a 9x9 game
+  belongs) more.
 
 The same heuristic gives PUCT its prior probabilities (:func:`puct_priors`).
 What a new node starts with as a whole, its moves and their priors, is
@@ -40,6 +42,7 @@ import attrs
 from engines.mcts.fastboard import PASS, FastBoard
 from engines.mcts.patterns import pattern_table, true_eye_tables
 from engines.mcts.tactics import (
+    atari_sacrifice,
     extension_dies,
     ladder_caught,
     liberties_after,
@@ -69,7 +72,8 @@ class PriorWeights:
     atari: float = 0.5  # putting an opponent chain in atari
     shape: float = 1.0  # a 3x3 shape of the playout policy
     near_last: float = 1.0  # next to the last move
-    self_atari: float = 1.5  # losses for a big self-atari
+    self_atari: float = 1.5  # losses for a big self-atari ...
+    sacrifice: float = 0.0  # ... or, instead, for one that puts a bigger chain in atari
     empty_edge: float = 1.0  # losses for the first line in an empty area
     empty_second: float = 0.5  # losses for the second line there
     empty_good: float = 0.5  # wins for the third line and in from it there
@@ -189,6 +193,7 @@ def heuristic_priors(
     shape = weights.shape * u
     near_bonus = weights.near_last * u
     self_atari_loss = weights.self_atari * u
+    sacrifice_loss = weights.sacrifice * u
     empty_edge = weights.empty_edge * u
     empty_second = weights.empty_second * u
     empty_good = weights.empty_good * u
@@ -247,7 +252,10 @@ def heuristic_priors(
             n += bonus
             w += bonus
         elif free < 2 and friend and self_atari(p, c, color, head, nxt, plib, csize, nb):
-            n += self_atari_loss
+            if atari_sacrifice(p, c, color, head, nxt, csize, nb):
+                n += sacrifice_loss
+            else:
+                n += self_atari_loss
         code = pat[p]
         if shapes[code] and not eyes[code]:
             n += shape

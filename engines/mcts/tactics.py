@@ -129,6 +129,45 @@ def self_atari(
     return joined
 
 
+#: The most stones :func:`atari_sacrifice` risks.
+SACRIFICE_STONES: Final = 3
+
+
+def atari_sacrifice(
+    p: int, c: int, color: list[int], head: list[int], nxt: list[int], csize: list[int],
+    nb: list[tuple[int, ...]],
+) -> bool:
+    """True if ``c`` at ``p`` risks at most three stones (``p`` and the chains it
+    joins) to put a neighbouring opponent chain with more stones in atari.
+
+    Asked of a self-atari: such a sacrifice can win a capturing race or kill a
+    group (a throw-in that takes a liberty the opponent needs), so it is not
+    refused the way a plain self-atari is.  Capturing three stones or fewer
+    gives the opponent's chain at most three liberties back, so the fight goes
+    on; filling a shared liberty of a seki's bigger inner chain is still
+    refused, since its capture would leave the opponent an eye space to live in.
+    """
+    o = 3 - c
+    own = 1
+    seen: list[int] = []
+    for q in nb[p]:
+        if color[q] == c:
+            h = head[q]
+            if h not in seen:
+                seen.append(h)
+                own += csize[h]
+    if own > SACRIFICE_STONES:
+        return False
+    for q in nb[p]:
+        if color[q] == o:
+            h = head[q]
+            if csize[h] > own and h not in seen:
+                seen.append(h)
+                if liberty_count(h, color, nxt, nb, 3) == 2:
+                    return True
+    return False
+
+
 def saving_moves(
     h: int, lib: int, c: int, color: list[int], head: list[int], nxt: list[int],
     plib: list[int], nb: list[tuple[int, ...]], out: list[int],
