@@ -55,7 +55,8 @@ sims/s while nothing else runs, or keep the last figures with ``--no-speed``.
 The last line is ``RESULT [json rows]``.
 
 Configurations: ``uct``, ``rave``, ``heuristic-rave``, ``heuristic-rave-graph``,
-``heuristic-rave-workers1``, ``heuristic-rave-ladders`` (see ``CONFIGS``), each at 1000 and 3000
+``heuristic-rave-workers1``, ``heuristic-rave-ladders``, ``heuristic-rave-strict`` (see
+``CONFIGS``), each at 1000 and 3000
 simulations per move by default.  The 10,000-simulation row:
 ``--configs heuristic-rave-workers1 --sims 10000 -j 1`` (each game keeps two
 cores busy).
@@ -120,6 +121,12 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
     "heuristic-rave-workers1": ("--rave", "mse", "--priors", "heuristic", "--workers", "1"),
     # The default search with playouts that read ladders before running a chain out.
     "heuristic-rave-ladders": ("--rave", "mse", "--priors", "heuristic", "--policy", "ladders"),
+    # The default search as it was before sacrifices (2026-11-27): every self-atari of
+    # two or more stones refused in the playouts and counted as a loss in the priors.
+    "heuristic-rave-strict": (
+        "--rave", "mse", "--priors", "heuristic", "--policy", "strict",
+        "--prior-weights", "sacrifice=1.5",
+    ),
 }
 DEFAULT_SIMS: Final = (1000, 3000)
 
