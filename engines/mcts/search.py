@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import random
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import compress
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Final, Protocol
 
 from engines.mcts import results
@@ -65,6 +65,14 @@ _PLAYED_BY: Final = tuple(
     bytes((b >> (c - 1)) & 1 if c else 0 for b in range(256)) for c in range(3)
 )
 _move_of = attrgetter("move")
+
+
+def _hits_getter(children: list[Node]) -> Callable[[bytearray], tuple[int, ...]]:
+    """What ``played[child.move]`` is for each child, in one C call."""
+    moves = [child.move for child in children]
+    # with one argument itemgetter returns the item, not a 1-tuple: ask for it twice
+    # (the backup's compress() stops at the end of the children)
+    return itemgetter(*moves) if len(moves) > 1 else itemgetter(moves[0], moves[0])
 
 
 class Leaf:
@@ -520,7 +528,10 @@ class Search:
                     won = 1.0 - result  # for the player to move at node
                     # the children whose move the player to move played: filtered in C
                     played = amaf.translate(_PLAYED_BY[to_move])
-                    hits = map(played.__getitem__, map(_move_of, children))
+                    cache = node.hits
+                    if cache is None or cache[0] is not children or cache[1] != len(children):
+                        cache = node.hits = (children, len(children), _hits_getter(children))
+                    hits = cache[2](played)
                     if scored:
                         for child in compress(children, hits):
                             an = child.amaf_visits + 1

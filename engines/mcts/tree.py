@@ -45,6 +45,7 @@ class Node:
         "amaf_visits",
         "amaf_wins",
         "children",
+        "hits",
         "mc",
         "move",
         "pending",
@@ -73,6 +74,9 @@ class Node:
         self.visits = 0  # simulations handed out through this node (or edge)
         self.wins = 0.0  # tree mode: results for the player who made ``move``
         self.children: list[Node] | None = None  # None: not expanded
+        # RAVE's backup: ``children``, its length and a getter of the children's
+        # moves from an AMAF table, made at the first backup through them
+        self.hits: tuple[list[Node], int, Callable[[bytearray], tuple[int, ...]]] | None = None
         self.untried: array[int] | None = None  # moves that have no node yet
         # Priors of ``untried`` (same order), or None when all moves share one prior.
         self.priors: list[float] | None = None
