@@ -267,6 +267,10 @@ def playout_default(
     liberties and :func:`~engines.mcts.tactics.extension_dies` reads a ladder
     that kills it, neither to save it nor as a shape or a random move (the
     ``ladders`` policy).
+
+    ``sacrifices`` (the default): a self-atari is still played when it risks at
+    most three stones to put a bigger opponent chain in atari (off: the
+    ``strict`` policy).
     """
     color = board.color
     head = board.head

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from itertools import compress
 
 from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard
 from engines.mcts.policy import PLAYOUTS
@@ -97,3 +98,13 @@ def test_filling_a_seki_with_a_big_inner_chain_is_no_sacrifice() -> None:
     b = seki
     assert self_atari(e5, BLACK, b.color, b.head, b.nxt, b.plib, b.csize, b.geo.neighbours)
     assert not atari_sacrifice(e5, BLACK, b.color, b.head, b.nxt, b.csize, b.geo.neighbours)
+
+
+def test_the_rave_backup_finds_the_played_move_of_a_lone_child() -> None:
+    from engines.mcts.search import _hits_getter
+    from engines.mcts.tree import Node
+
+    played = bytes([0, 0, 1, 0])
+    assert list(compress([Node(2)], _hits_getter([Node(2)])(played))) != []
+    assert list(compress([Node(3)], _hits_getter([Node(3)])(played))) == []
+    assert _hits_getter([Node(1), Node(2)])(played) == (0, 1)
