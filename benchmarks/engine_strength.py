@@ -92,7 +92,7 @@ from arena.reports.export import counted_results  # noqa: E402
 from arena.results import EndReason  # noqa: E402
 from arena.store.files import CompetitionFiles, atomic_write, is_running  # noqa: E402
 from arena.store.journal import VoidEntry, iter_journal  # noqa: E402
-from benchmarks.strength_history import current_commit, merge_rows  # noqa: E402
+from benchmarks.strength_history import current_commit, git_older, merge_rows  # noqa: E402
 
 PROG: Final = "engine_strength"
 RESULTS: Final = ROOT / "benchmarks" / "results"
@@ -778,7 +778,7 @@ def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
         print(f"\nno games in {workdir}: {output} left as it was")
     else:
         output.parent.mkdir(parents=True, exist_ok=True)
-        merged = merge_rows(earlier_rows(output), json_rows(rows))
+        merged = merge_rows(earlier_rows(output), json_rows(rows), git_older(ROOT))
         data = json.dumps(merged, indent=2) + "\n"
         atomic_write(output, data.encode(), durable=False)
         kept = len(merged) - len(rows)

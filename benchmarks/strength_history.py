@@ -9,7 +9,12 @@ now into the ones the results file already holds:
 * a row measured now replaces the earlier row with the same identity;
 * an earlier row of the same (config, sims, level, referee) played with other
   engine code is kept, with ``superseded_by`` naming the commit of the row that
-  replaced it (set once: a row superseded before keeps its successor).
+  replaced it (set once: a row superseded before keeps its successor);
+* a row measured now with engine code older than the newest earlier row of its
+  setting (a resumed run from a frozen worktree, merged late) does not
+  supersede that row: it is the one marked, superseded by it.  "Older" is
+  git's ancestry (``older``); rows whose commits git cannot order are taken
+  as measured in merge order.
 
 Rows without a ``referee`` were scored by GNU Go (``"gnugo"``).
 
@@ -20,7 +25,7 @@ Pure functions on JSON-like dicts, plus one ``git`` call for the commit.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +43,28 @@ def current_commit(root: Path) -> str | None:
     return commit if done.returncode == 0 and commit else None
 
 
+def git_older(root: Path) -> Callable[[str | None, str | None], bool]:
+    """``older(a, b)``: commit ``a`` is a strict ancestor of ``b`` in the checkout at ``root``."""
+
+    def older(a: str | None, b: str | None) -> bool:
+        if not a or not b or a == b:
+            return False
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(root), "merge-base", "--is-ancestor", a, b],
+                capture_output=True, text=True, timeout=10, check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return done.returncode == 0
+
+    return older
+
+
+def _never_older(a: str | None, b: str | None) -> bool:
+    return False
+
+
 def _identity(row: dict[str, Any]) -> tuple[object, ...]:
     return (*_setting(row), row.get("engine_commit"))
 
@@ -48,18 +75,26 @@ def _setting(row: dict[str, Any]) -> tuple[object, ...]:
 
 
 def merge_rows(
-    earlier: Iterable[dict[str, Any]], current: Sequence[dict[str, Any]]
+    earlier: Iterable[dict[str, Any]],
+    current: Sequence[dict[str, Any]],
+    older: Callable[[str | None, str | None], bool] = _never_older,
 ) -> list[dict[str, Any]]:
     """Earlier rows (not replaced by a current one) then the current rows; see the docstring."""
     now = {_identity(row) for row in current}
     newest = {_setting(row): row.get("engine_commit") for row in current}
-    merged: list[dict[str, Any]] = []
-    for row in earlier:
-        if not isinstance(row, dict) or _identity(row) in now:
-            continue
-        kept = dict(row)
-        if _setting(row) in newest and not kept.get("superseded_by"):
-            kept["superseded_by"] = newest[_setting(row)]  # a row already superseded keeps
-        merged.append(kept)  # the commit that replaced it: the chain of commits stays
-    merged.extend(dict(row, superseded_by=None) for row in current)
+    kept_rows = [dict(row) for row in earlier
+                 if isinstance(row, dict) and _identity(row) not in now]
+    standing = {_setting(row): row.get("engine_commit") for row in kept_rows
+                if not row.get("superseded_by")}
+    late = {setting for setting, commit in newest.items()
+            if setting in standing and older(commit, standing[setting])}
+    for kept in kept_rows:
+        setting = _setting(kept)
+        if setting in newest and setting not in late and not kept.get("superseded_by"):
+            kept["superseded_by"] = newest[setting]  # a row already superseded keeps
+    merged = kept_rows  # the commit that replaced it: the chain of commits stays
+    merged.extend(
+        dict(row, superseded_by=standing[_setting(row)] if _setting(row) in late else None)
+        for row in current
+    )
     return merged

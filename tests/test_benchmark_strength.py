@@ -10,6 +10,7 @@ import importlib.util
 import json
 import math
 import os
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -340,3 +341,38 @@ def test_one_game_against_gnugo_through_the_arena_then_resume(
     assert entry["voids"] == 0 and entry["distinct_games"] == 1
     assert entry["referee"] == "arena"  # the default: the arena counts, GNU Go captures all dead
     assert sys.executable in (tmp_path / "uct_10_l0_tt.ctl").read_text()
+
+
+def test_a_row_of_older_code_merged_late_is_the_one_superseded(tmp_path: Path) -> None:
+    # a real repository with two commits: the older one is resumed and merged last
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True,
+                              text=True, check=True,
+                              env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+                                   "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+        return done.stdout.strip()
+    git("init", "-q")
+    git("commit", "-q", "--allow-empty", "-m", "old")
+    old_commit = git("rev-parse", "--short=7", "HEAD")
+    git("commit", "-q", "--allow-empty", "-m", "new")
+    new_commit = git("rev-parse", "--short=7", "HEAD")
+    older = es.git_older(repo)
+    assert older(old_commit, new_commit) and not older(new_commit, old_commit)
+    assert not older(old_commit, old_commit) and not older(None, new_commit)
+    assert not older("ce3e74a+707e834", new_commit)  # not a commit git knows: merge order
+
+    row = {"config": "heuristic-rave", "sims": 3000, "level": 10, "referee": "arena",
+           "games": 200, "wins": 136}
+    first = es.merge_rows([], [dict(row, engine_commit=new_commit)], older)
+    late = es.merge_rows(first, [dict(row, engine_commit=old_commit, games=124)], older)
+    assert [(r["engine_commit"], r["superseded_by"]) for r in late] == [
+        (new_commit, None), (old_commit, new_commit)
+    ]
+    # merged in commit order, the older row is superseded by the newer one as before
+    in_order = es.merge_rows(es.merge_rows([], [dict(row, engine_commit=old_commit)], older),
+                             [dict(row, engine_commit=new_commit)], older)
+    assert [(r["engine_commit"], r["superseded_by"]) for r in in_order] == [
+        (old_commit, new_commit), (new_commit, None)
+    ]
