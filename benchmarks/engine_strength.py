@@ -447,13 +447,47 @@ def read_competition(control: Path) -> Row | None:
     )
 
 
+def commit_record(control: Path) -> Path:
+    """Where a competition keeps the engine commit its games are played with."""
+    return control.with_suffix(".commit")
+
+
+def recorded_commit(control: Path) -> str | None:
+    """The engine commit a competition's games were played with (None: not recorded)."""
+    try:
+        commit = commit_record(control).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return commit or None
+
+
+def claim_commit(control: Path, code: str, played: int) -> None:
+    """Keep one engine commit per competition: record this checkout's, or refuse another.
+
+    A competition started by an earlier checkout (its games on disk, its commit
+    recorded) would otherwise be resumed, and reported, as this one's.
+    """
+    commit = current_commit(ROOT)
+    recorded = recorded_commit(control)
+    if recorded is not None and commit is not None and recorded != commit and played:
+        raise UsageError(
+            f"{code}: its {played} games were played by engine commit {recorded}, and this"
+            f" checkout is {commit}; give another --workdir (or resume from {recorded})"
+        )
+    if recorded is None and commit is not None and not played:
+        commit_record(control).write_text(commit + "\n", encoding="utf-8")
+
+
 def read_workdir(workdir: Path) -> list[Row]:
-    """Every competition of ours in ``workdir`` with at least one counted game, in table order."""
+    """Every competition of ours in ``workdir`` with at least one counted game, in table order.
+
+    Each row carries the engine commit its competition recorded (None if none).
+    """
     rows = []
     for control in sorted(workdir.glob("*.ctl")):
         row = read_competition(control)
         if row is not None and row.games > 0:
-            rows.append(row)
+            rows.append(attrs.evolve(row, engine_commit=recorded_commit(control)))
     order = {name: i for i, name in enumerate(CONFIGS)}
     rows.sort(
         key=lambda r: (order.get(r.config, len(order)), r.config, r.sims, r.level, r.referee)
@@ -653,8 +687,10 @@ def run_competitions(args: argparse.Namespace, workdir: Path, gnugo: str) -> Non
             text = control_file_text(
                 config, sims, args.level, args.games, gnugo=gnugo, referee=args.referee
             )
+            played = counted_games(control) if control.exists() else 0
+            claim_commit(control, code, played)
             write_if_changed(control, text)
-            plans.append(Plan(control, code, counted_games(control)))
+            plans.append(Plan(control, code, played))
     while True:
         todo = [plan for plan in plans if plan.active and plan.done < args.games]
         if not todo:
@@ -715,8 +751,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--report-only", action="store_true", help="play nothing; report")
     parser.add_argument("--engine-commit", default=None, metavar="HASH",
                         help="the engine commit the games in --workdir were played with"
-                        " (default: this checkout's HEAD); the results file keeps rows of"
-                        " other commits and marks those superseded")
+                        " (default: the one each competition recorded when it started, else"
+                        " this checkout's HEAD); the results file keeps rows of other"
+                        " commits and marks those superseded")
     parser.add_argument("--no-speed", action="store_true",
                         help="skip measuring sims/s; keep the values in the results file")
     return parser
@@ -753,8 +790,11 @@ def earlier_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
-    commit = args.engine_commit or current_commit(ROOT)
-    rows = [attrs.evolve(r, engine_commit=commit) for r in read_workdir(workdir)]
+    head = current_commit(ROOT)
+    rows = [
+        attrs.evolve(r, engine_commit=args.engine_commit or r.engine_commit or head)
+        for r in read_workdir(workdir)
+    ]
     if args.no_speed:
         speeds = previous_speeds(output)
         rows = [attrs.evolve(r, sims_per_s=speeds.get((r.config, r.sims))) for r in rows]

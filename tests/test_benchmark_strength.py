@@ -376,3 +376,45 @@ def test_a_row_of_older_code_merged_late_is_the_one_superseded(tmp_path: Path) -
     assert [(r["engine_commit"], r["superseded_by"]) for r in in_order] == [
         (old_commit, new_commit), (new_commit, None)
     ]
+
+
+def test_a_competition_keeps_the_engine_commit_it_started_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the games on disk were played by an older checkout: reported as its commit ...
+    fake_competition(tmp_path)
+    (tmp_path / "uct_1000_l10.commit").write_text("1111111\n")
+    monkeypatch.setattr(es, "current_commit", lambda root: "2222222")
+    assert es.main(["--report-only", "--no-speed", "--configs", "uct",
+                    "--workdir", str(tmp_path)]) == 0
+    (entry,) = json.loads((tmp_path / "engine_strength.json").read_text())
+    assert entry["engine_commit"] == "1111111"
+    # ... unless told otherwise
+    assert es.main(["--report-only", "--no-speed", "--workdir", str(tmp_path),
+                    "--engine-commit", "3333333"]) == 0
+    rows = json.loads((tmp_path / "engine_strength.json").read_text())
+    assert [r["engine_commit"] for r in rows] == ["1111111", "3333333"]
+    capsys.readouterr()
+    # and resuming it from this checkout would mix two engines in one row: refused
+    control = tmp_path / "uct_1000_l10.ctl"
+    with pytest.raises(es.UsageError, match=r"uct_1000_l10: its 5 games were played by engine "
+                       r"commit 1111111, and this checkout is 2222222; give another --workdir"):
+        es.claim_commit(control, "uct_1000_l10", es.counted_games(control))
+    monkeypatch.setattr(es, "run_arena", lambda *a, **k: pytest.fail("must not play"))
+    args = es.build_parser().parse_args(["--configs", "uct", "--sims", "1000", "--games", "9"])
+    args.configs, args.sims = es.parse_configs(args.configs), es.parse_sims(args.sims)
+    code = es.competition_code("uct", 1000, 10, args.referee)
+    (tmp_path / "run").mkdir()
+    fake_competition(tmp_path / "run", code)
+    (tmp_path / "run" / f"{code}.commit").write_text("1111111\n")
+    with pytest.raises(es.UsageError, match="played by engine commit 1111111"):
+        es.run_competitions(args, tmp_path / "run", "gnugo")
+    # a fresh competition records this checkout's commit; resuming it from there is fine
+    fresh = tmp_path / "rave_1000_l10.ctl"
+    es.claim_commit(fresh, "rave_1000_l10", 0)
+    assert es.recorded_commit(fresh) == "2222222"
+    es.claim_commit(fresh, "rave_1000_l10", 3)
+    # a competition from before commits were recorded is resumed as it was
+    legacy = tmp_path / "uct_3000_l10.ctl"
+    es.claim_commit(legacy, "uct_3000_l10", 5)
+    assert es.recorded_commit(legacy) is None
