@@ -33,9 +33,11 @@ process); then one verdict line per target.  The rows also go to
 ``benchmarks/results/engine_strength.json`` (for another ``--workdir``: to
 ``engine_strength.json`` inside it), rebuilt from the competitions on disk and
 tagged with the engine commit they were played with (``--engine-commit``, by
-default this checkout's); rows the file already held for other commits are
-kept, and those of the same configuration, simulations and level are marked
-``superseded_by`` the newer commit (``benchmarks/strength_history.py``).
+default the one each competition recorded in ``X.commit`` when it started, else
+this checkout's; resuming a competition from another commit is refused); rows
+the file already held for other commits are kept, and those of the same
+configuration, simulations and level are marked ``superseded_by`` the newer
+commit, by git's ancestry (``benchmarks/strength_history.py``).
 
 Resumable: running again with the same or a larger ``--games`` continues each
 competition where it stopped (Ctrl-C or kill loses at most the games in

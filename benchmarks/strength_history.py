@@ -19,7 +19,7 @@ now into the ones the results file already holds:
 Rows without a ``referee`` were scored by GNU Go (``"gnugo"``).
 
 Rows from before engine commits were recorded carry ``engine_commit: null``.
-Pure functions on JSON-like dicts, plus one ``git`` call for the commit.
+Pure functions on JSON-like dicts, plus ``git`` calls for the commit and its ancestry.
 """
 
 from __future__ import annotations
@@ -90,11 +90,10 @@ def merge_rows(
             if setting in standing and older(commit, standing[setting])}
     for kept in kept_rows:
         setting = _setting(kept)
+        # a row already superseded keeps the commit that replaced it: the chain stays
         if setting in newest and setting not in late and not kept.get("superseded_by"):
-            kept["superseded_by"] = newest[setting]  # a row already superseded keeps
-    merged = kept_rows  # the commit that replaced it: the chain of commits stays
-    merged.extend(
+            kept["superseded_by"] = newest[setting]
+    return kept_rows + [
         dict(row, superseded_by=standing[_setting(row)] if _setting(row) in late else None)
         for row in current
-    )
-    return merged
+    ]
