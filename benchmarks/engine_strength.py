@@ -57,8 +57,8 @@ sims/s while nothing else runs, or keep the last figures with ``--no-speed``.
 The last line is ``RESULT [json rows]``.
 
 Configurations: ``uct``, ``rave``, ``heuristic-rave``, ``heuristic-rave-graph``,
-``heuristic-rave-workers1``, ``heuristic-rave-ladders``, ``heuristic-rave-strict`` (see
-``CONFIGS``), each at 1000 and 3000
+``heuristic-rave-workers1``, ``heuristic-rave-ladders``, ``heuristic-rave-strict``,
+``heuristic-rave-lgrf`` (see ``CONFIGS``), each at 1000 and 3000
 simulations per move by default.  The 10,000-simulation row:
 ``--configs heuristic-rave-workers1 --sims 10000 -j 1`` (each game keeps two
 cores busy).
@@ -129,6 +129,8 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
         "--rave", "mse", "--priors", "heuristic", "--policy", "strict",
         "--prior-weights", "sacrifice=1.5",
     ),
+    # The default search with last good replies, forgetting, in the playouts (LGRF-1).
+    "heuristic-rave-lgrf": ("--rave", "mse", "--priors", "heuristic", "--policy", "lgrf"),
 }
 DEFAULT_SIMS: Final = (1000, 3000)
 

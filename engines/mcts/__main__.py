@@ -49,8 +49,9 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--policy", choices=POLICY_NAMES, default=defaults.policy,
                         help="playout policy: MoGo-style 'default', the same reading ladders "
                         "before it runs a chain out of atari 'ladders', the same refusing "
-                        "every big self-atari, sacrifices too, 'strict', or uniform random "
-                        "'light'")
+                        "every big self-atari, sacrifices too, 'strict', the default "
+                        "trying the last good reply to the last move before shapes 'lgrf', "
+                        "or uniform random 'light'")
     search.add_argument("--selection", choices=("uct", "puct"), default=defaults.selection,
                         help="tree selection rule")
     search.add_argument("--exploration", type=float, default=defaults.exploration, metavar="C",

@@ -13,7 +13,7 @@ from typing import Literal
 
 import attrs
 
-from engines.mcts.policy import PLAYOUTS
+from engines.mcts.policy import POLICY_NAMES
 from engines.mcts.priors import PRIOR_NAMES, PriorName, PriorWeights, prior_weights
 from engines.mcts.tree import (
     BlendSelector,
@@ -25,7 +25,7 @@ from engines.mcts.tree import (
     UctSelector,
 )
 
-PolicyName = Literal["default", "light", "ladders", "strict"]
+PolicyName = Literal["default", "light", "ladders", "strict", "lgrf"]
 StructureName = Literal["tree", "graph"]
 
 
@@ -87,7 +87,7 @@ class SearchConfig:
         return 4.0 * self.rave_bias * self.rave_bias
 
     def __attrs_post_init__(self) -> None:
-        if self.policy not in PLAYOUTS:
+        if self.policy not in POLICY_NAMES:
             raise ValueError(f"unknown playout policy {self.policy!r}")
         if self.selection not in ("uct", "puct"):
             raise ValueError(f"unknown selection {self.selection!r}")

@@ -49,7 +49,7 @@ import attrs
 
 from engines.mcts.config import SearchConfig
 from engines.mcts.fastboard import FastBoard
-from engines.mcts.policy import PLAYOUTS, black_result
+from engines.mcts.policy import black_result, new_playout
 from engines.mcts.priors import list_moves
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def _worker_main(settings: str, seed: int) -> None:
     config = SearchConfig(**json.loads(settings))
     rave = config.rave != "off"
     rnd = random.Random(seed).random
-    playout = PLAYOUTS[config.policy]
+    playout = new_playout(config.policy)
     root = FastBoard(9)
     komi = 7.5
     fd_in = sys.stdin.fileno()

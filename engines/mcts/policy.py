@@ -16,7 +16,9 @@ Owns the simulation ("default") policies of the search:
   atari (:func:`~engines.mcts.tactics.atari_sacrifice`: a throw-in that wins
   a capturing race).
 * ``strict``: ``default`` refusing those sacrifices too (the default policy
-  before 2026-11-27); ``ladders``: ``default`` reading ladders (below).
+  before 2026-11-27); ``ladders``: ``default`` reading ladders (below);
+  ``lgrf``: ``default`` trying the last good reply to the last move, learnt
+  from the search's earlier playouts (:class:`LastGoodReply`).
 
 Both loops are written out by hand over the board's lists with every name
 bound locally: that is where the engine spends its time.  A playout mutates
@@ -54,7 +56,7 @@ class Playout(Protocol):
         mercy: int = 0,
     ) -> int: ...
 
-POLICY_NAMES: Final = ("default", "light", "ladders", "strict")
+POLICY_NAMES: Final = ("default", "light", "ladders", "strict", "lgrf")
 
 
 def playout_light(
@@ -246,6 +248,8 @@ def playout_default(
     mercy: int = 0,
     ladders: bool = False,
     sacrifices: bool = True,
+    replies: list[list[int]] | None = None,
+    record: list[int] | None = None,
 ) -> int:
     """MoGo-style playout: answer the last move locally, else play at random.
 
@@ -271,6 +275,12 @@ def playout_default(
     ``sacrifices`` (the default): a self-atari is still played when it risks at
     most three stones to put a bigger opponent chain in atari (off: the
     ``strict`` policy).
+
+    ``replies`` (the ``lgrf`` policy, :class:`LastGoodReply`): when no chain
+    next to the last move is in atari, the reply stored for the mover to that
+    move, ``replies[colour][last]`` (0: none), is played before any shape if it
+    is legal, not one of our eyes and not a refused self-atari.  ``record``
+    gets every point played, PASS included, in order.
     """
     color = board.color
     head = board.head
@@ -359,6 +369,24 @@ def playout_default(
                         code = pat[q]
                         if shapes[code] and not eyes[code]:
                             shaped.append(q)
+                if not candidates and replies is not None:
+                    r = replies[c][last]
+                    if r and r != ko and not color[r] and not eyes[pat[r]]:
+                        a, b, d, e = nb[r]
+                        if (not color[a]) + (not color[b]) + (not color[d]) + (
+                            not color[e]
+                        ) >= 2 or (
+                            is_legal(r, c, ko, color, head, plib, nb)
+                            and (
+                                not self_atari(r, c, color, head, nxt, plib, csize, nb)
+                                or (
+                                    sacrifices
+                                    and atari_sacrifice(r, c, color, head, nxt, csize, nb)
+                                )
+                            )
+                        ):
+                            move = r
+                            shaped.clear()
                 if shaped:
                     if not candidates:
                         candidates.extend(shaped)
@@ -436,10 +464,14 @@ def playout_default(
             ko = 0
             c = o
             last = PASS
+            if record is not None:
+                record.append(PASS)
             continue
         passes = 0
         p = move
         last = p
+        if record is not None:
+            record.append(p)
         n -= 1
         j = epos[p]
         tail = empties[n]
@@ -543,6 +575,73 @@ def playout_default(
     return 0
 
 
+class LastGoodReply:
+    """The ``lgrf`` policy: the default policy with last good replies, forgetting (LGRF-1).
+
+    After Baier & Drake (2010), "The Power of Forgetting": every finished
+    playout teaches, for each of its moves, the reply to the move before it.
+    The winner's replies are stored (``replies[colour][previous] = reply``);
+    a reply of the loser that is stored is forgotten.  The next playouts try
+    the stored reply to the opponent's last move after the rules that answer
+    ataris and before the shapes (see :func:`playout_default`).  The table
+    belongs to one search (each process its own) and lasts from move to move,
+    so it must be made per search: :func:`new_playout`.  The first recorded
+    predecessor is the move that led to the playout's start (a tree move).
+    """
+
+    def __init__(self) -> None:
+        self.replies: list[list[int]] = [[], [], []]  # by colour; index 0 unused
+        self.moves: list[int] = []  # the last playout: its starting last move, then its moves
+        self.first = EMPTY  # the colour of the last playout's first move
+
+    def __call__(
+        self,
+        board: FastBoard,
+        rnd: Callable[[], float],
+        max_moves: int = 0,
+        amaf: bytearray | None = None,
+        mercy: int = 0,
+    ) -> int:
+        cells = board.geo.cells
+        replies = self.replies
+        if len(replies[1]) != cells:
+            replies[1] = [0] * cells
+            replies[2] = [0] * cells
+        moves = self.moves
+        moves.clear()
+        moves.append(board.last_move)
+        self.first = board.to_move
+        return playout_default(board, rnd, max_moves, amaf, mercy, replies=replies, record=moves)
+
+    def learn(self, black_result: float) -> None:
+        """Store the winner's replies of the last playout and forget the loser's (jigo: neither)."""
+        if black_result == 0.5 or self.first == EMPTY:
+            return
+        winner = 1 if black_result > 0.5 else 2
+        replies = self.replies
+        moves = self.moves
+        c = self.first
+        previous = moves[0]
+        for i in range(1, len(moves)):
+            move = moves[i]
+            if previous and move:
+                table = replies[c]
+                if c == winner:
+                    table[previous] = move
+                elif table[previous] == move:
+                    table[previous] = 0
+            previous = move
+            c = 3 - c
+        self.first = EMPTY
+
+
+def new_playout(name: str) -> Playout:
+    """The playout policy called ``name``, with fresh state if it keeps any (``lgrf``)."""
+    if name == "lgrf":
+        return LastGoodReply()
+    return PLAYOUTS[name]
+
+
 def black_result(
     board: FastBoard,
     playout: Playout,
@@ -560,9 +659,15 @@ def black_result(
         limit = max(mercy, int(abs(komi)) + 1) if mercy else 0
         early = playout(board, rnd, 0, amaf, limit)
         if early:
-            return 1.0 if early > 0 else 0.0
+            result = 1.0 if early > 0 else 0.0
+            if isinstance(playout, LastGoodReply):
+                playout.learn(result)
+            return result
     margin = score_terminal(board) - komi
-    return 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
+    result = 1.0 if margin > 0 else 0.0 if margin < 0 else 0.5
+    if isinstance(playout, LastGoodReply):
+        playout.learn(result)
+    return result
 
 
 #: The default policy, except that it does not run a chain out into a ladder that kills it.

@@ -50,7 +50,7 @@ from engines.mcts.config import SearchConfig as SearchConfig
 from engines.mcts.config import StructureName as StructureName
 from engines.mcts.config import make_selector
 from engines.mcts.fastboard import BLACK, EMPTY, PASS, WHITE, FastBoard
-from engines.mcts.policy import PLAYOUTS, black_result
+from engines.mcts.policy import black_result, new_playout
 from engines.mcts.priors import candidate_moves, list_moves, puct_priors
 from engines.mcts.results import RESIGN as RESIGN  # re-exported: the results vocabulary
 from engines.mcts.results import Decision as Decision
@@ -118,7 +118,7 @@ class Search:
         self.rng = random.Random(seed)
         self._rnd = self.rng.random
         self._select = make_selector(self.config, self._rnd)
-        self._playout = PLAYOUTS[self.config.policy]
+        self._playout = new_playout(self.config.policy)
         self._graph = self.config.structure == "graph"
         self._eager = self.config.eager
         self._rave = self.config.rave != "off"
