@@ -47,8 +47,9 @@ def _searched(config: SearchConfig, pool: WorkerPool | None, sims: int, seed: in
 @pytest.mark.parametrize(
     "config",
     [SearchConfig(rave="off", priors="none"), SearchConfig(rave="mse", priors="heuristic"),
-     SearchConfig(rave="mse", priors="heuristic", structure="graph")],
-    ids=["uct", "heuristic-rave", "graph"],
+     SearchConfig(rave="mse", priors="heuristic", structure="graph"),
+     SearchConfig(rave="mse", priors="heuristic", policy="lgrf")],
+    ids=["uct", "heuristic-rave", "graph", "lgrf"],
 )
 def test_one_worker_is_deterministic_and_leaves_nothing_pending(config: SearchConfig) -> None:
     runs = []
