@@ -58,7 +58,7 @@ The last line is ``RESULT [json rows]``.
 
 Configurations: ``uct``, ``rave``, ``heuristic-rave``, ``heuristic-rave-graph``,
 ``heuristic-rave-workers1``, ``heuristic-rave-ladders``, ``heuristic-rave-strict``,
-``heuristic-rave-lgrf`` (see ``CONFIGS``), each at 1000 and 3000
+``heuristic-rave-lgrf``, ``heuristic-rave-nakade`` (see ``CONFIGS``), each at 1000 and 3000
 simulations per move by default.  The 10,000-simulation row:
 ``--configs heuristic-rave-workers1 --sims 10000 -j 1`` (each game keeps two
 cores busy).
@@ -131,6 +131,8 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
     ),
     # The default search with last good replies, forgetting, in the playouts (LGRF-1).
     "heuristic-rave-lgrf": ("--rave", "mse", "--priors", "heuristic", "--policy", "lgrf"),
+    # The default search with playouts that play the vital point of three-point eye spaces.
+    "heuristic-rave-nakade": ("--rave", "mse", "--priors", "heuristic", "--policy", "nakade"),
 }
 DEFAULT_SIMS: Final = (1000, 3000)
 

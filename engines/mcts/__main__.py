@@ -50,7 +50,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="playout policy: MoGo-style 'default', the same reading ladders "
                         "before it runs a chain out of atari 'ladders', the same refusing "
                         "every big self-atari, sacrifices too, 'strict', the default "
-                        "trying the last good reply to the last move before shapes 'lgrf', "
+                        "trying the last good reply to the last move before shapes 'lgrf', the "
+                        "same playing the vital point of a three-point eye space 'nakade', "
                         "or uniform random 'light'")
     search.add_argument("--selection", choices=("uct", "puct"), default=defaults.selection,
                         help="tree selection rule")

@@ -25,7 +25,7 @@ from engines.mcts.tree import (
     UctSelector,
 )
 
-PolicyName = Literal["default", "light", "ladders", "strict", "lgrf"]
+PolicyName = Literal["default", "light", "ladders", "strict", "lgrf", "nakade"]
 StructureName = Literal["tree", "graph"]
 
 

@@ -142,3 +142,22 @@ def true_eye_tables() -> tuple[bytes, bytes, bytes]:
                     ]
                     tables[own][code_of(cells)] = 1
     return bytes(tables[0]), bytes(tables[1]), bytes(tables[2])
+
+
+@functools.cache
+def nakade_entry_tables() -> tuple[bytes, bytes, bytes]:
+    """Per colour to move, 1 at codes where the centre may lie in the opponent's small eye space.
+
+    That is: one or two of the four orthogonal neighbours empty (a point with
+    three is in a region of four or more points) and none of them the mover's
+    stone.  The nakade playout rule reads the region only at such points.
+    """
+    tables = [bytearray(TABLE_SIZE) for _ in range(3)]
+    for code in range(TABLE_SIZE):
+        sides = [(code >> (2 * slot)) & 3 for slot in (1, 3, 4, 6)]
+        empty = sides.count(EMPTY)
+        if 1 <= empty <= 2:
+            for mover in (BLACK, WHITE):
+                if mover not in sides:
+                    tables[mover][code] = 1
+    return bytes(tables[0]), bytes(tables[1]), bytes(tables[2])

@@ -18,7 +18,9 @@ Owns the simulation ("default") policies of the search:
 * ``strict``: ``default`` refusing those sacrifices too (the default policy
   before 2026-11-27); ``ladders``: ``default`` reading ladders (below);
   ``lgrf``: ``default`` trying the last good reply to the last move, learnt
-  from the search's earlier playouts (:class:`LastGoodReply`).
+  from the search's earlier playouts (:class:`LastGoodReply`); ``nakade``:
+  ``default`` playing the vital point of a three-point eye space next to the
+  last move (below).
 
 Both loops are written out by hand over the board's lists with every name
 bound locally: that is where the engine spends its time.  A playout mutates
@@ -37,7 +39,7 @@ from typing import Final, Protocol
 
 from engines.mcts import tactics
 from engines.mcts.fastboard import EMPTY, PASS, FastBoard, score_terminal
-from engines.mcts.patterns import pattern_table, true_eye_tables
+from engines.mcts.patterns import nakade_entry_tables, pattern_table, true_eye_tables
 
 
 class Playout(Protocol):
@@ -56,7 +58,7 @@ class Playout(Protocol):
         mercy: int = 0,
     ) -> int: ...
 
-POLICY_NAMES: Final = ("default", "light", "ladders", "strict", "lgrf")
+POLICY_NAMES: Final = ("default", "light", "ladders", "strict", "lgrf", "nakade")
 
 
 def playout_light(
@@ -250,6 +252,7 @@ def playout_default(
     sacrifices: bool = True,
     replies: list[list[int]] | None = None,
     record: list[int] | None = None,
+    nakade: bool = False,
 ) -> int:
     """MoGo-style playout: answer the last move locally, else play at random.
 
@@ -281,6 +284,12 @@ def playout_default(
     move, ``replies[colour][last]`` (0: none), is played before any shape if it
     is legal, not one of our eyes and not a refused self-atari.  ``record``
     gets every point played, PASS included, in order.
+
+    ``nakade`` (the ``nakade`` policy): when no chain next to the last move is
+    in atari, an empty region of three points next to it, bordered by the
+    opponent's stones alone (an eye space the last move touches), has its vital
+    point played before any shape (:func:`~engines.mcts.tactics.nakade_point`):
+    the eye space cannot make two eyes.
     """
     color = board.color
     head = board.head
@@ -296,6 +305,7 @@ def playout_default(
     steps = geo.pattern_steps
     shapes = pattern_table()
     eye_tables = true_eye_tables()
+    nakade_tables = nakade_entry_tables() if nakade else eye_tables  # (unread if not nakade)
     lone_liberty = tactics.lone_liberty
     is_legal = tactics.is_legal
     self_atari = tactics.self_atari
@@ -303,6 +313,7 @@ def playout_default(
     saving_moves = tactics.saving_moves
     liberties_after = tactics.liberties_after
     extension_dies = tactics.extension_dies
+    nakade_point = tactics.nakade_point
     c = board.to_move
     ko = board.ko if board.ko_colour == c else 0
     passes = board.passes
@@ -317,6 +328,7 @@ def playout_default(
         moves_left -= 1
         o = 3 - c
         eyes = eye_tables[c]
+        nakade_entry = nakade_tables[c]
         move = 0
         if last:
             # A chain can only be in atari with at most 4 pseudo-liberties, and
@@ -369,7 +381,19 @@ def playout_default(
                         code = pat[q]
                         if shapes[code] and not eyes[code]:
                             shaped.append(q)
-                if not candidates and replies is not None:
+                if not candidates and nakade:
+                    for q in nb[last]:
+                        if color[q]:
+                            continue
+                        # The region touches the last move, so it can only be the
+                        # opponent's eye space: read it only where the 3x3 code allows.
+                        if nakade_entry[pat[q]]:
+                            r = nakade_point(q, color, nb)
+                            if r and r != ko:
+                                move = r  # next to both other points: legal, no self-atari
+                                shaped.clear()
+                                break
+                if not candidates and not move and replies is not None:
                     r = replies[c][last]
                     if r and r != ko and not color[r] and not eyes[pat[r]]:
                         a, b, d, e = nb[r]
@@ -679,9 +703,15 @@ playout_ladders: Final[Playout] = functools.partial(playout_default, ladders=Tru
 playout_strict: Final[Playout] = functools.partial(playout_default, sacrifices=False)
 
 
+#: The default policy, except that it plays the vital point of a three-point eye space
+#: next to the last move before any shape.
+playout_nakade: Final[Playout] = functools.partial(playout_default, nakade=True)
+
+
 PLAYOUTS: Final[dict[str, Playout]] = {
     "default": playout_default,
     "strict": playout_strict,
     "light": playout_light,
     "ladders": playout_ladders,
+    "nakade": playout_nakade,
 }

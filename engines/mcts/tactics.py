@@ -3,7 +3,8 @@
 Owns the answers that need a walk along a chain: its one liberty when it is in
 atari, how many liberties it has, whether a move is legal or a self-atari,
 which moves save a chain in atari (moved here from the playout module so that
-the priors need no private names of it).  Each takes the board's lists (``color``,
+the priors need no private names of it), the vital point of a three-point eye
+space (:func:`nakade_point`).  Each takes the board's lists (``color``,
 ``head``, ``nxt``, ``plib``, ``csize`` of
 :class:`~engines.mcts.fastboard.FastBoard`) rather than the board, because
 the playout loops hold them in local names already and call these in their
@@ -239,6 +240,72 @@ def liberty_count(
         s = nxt[s]
         if s == h:
             return len(found)
+
+
+def nakade_point(p: int, color: list[int], nb: list[tuple[int, ...]]) -> int:
+    """The vital point of the eye space through empty point ``p``, if it is one of three.
+
+    An eye space here is a region of exactly three empty points whose stones
+    around are all of one colour (the edge aside): its vital point, the one
+    next to both others, makes two eyes for the owner or kills (nakade) for the
+    other side.  Returns 0 for a bigger or smaller region or one bordered by
+    both colours.  (Written out for the two ways ``p`` can sit in three points,
+    as the middle or at an end: the playout asks it often.)
+    """
+    first = second = border = 0
+    for q in nb[p]:
+        cq = color[q]
+        if not cq:
+            if second:
+                return 0
+            if first:
+                second = q
+            else:
+                first = q
+        elif cq != 3:
+            if border and cq != border:
+                return 0
+            border = cq
+    if not first:
+        return 0
+    if second:
+        # p in the middle: neither end may have another empty neighbour
+        for x in (first, second):
+            for q in nb[x]:
+                cq = color[q]
+                if not cq:
+                    if q != p:
+                        return 0
+                elif cq != 3:
+                    if border and cq != border:
+                        return 0
+                    border = cq
+        return p if border else 0
+    # p at an end: ``first`` is the middle, with exactly one more empty neighbour
+    end = 0
+    for q in nb[first]:
+        cq = color[q]
+        if not cq:
+            if q != p:
+                if end:
+                    return 0
+                end = q
+        elif cq != 3:
+            if border and cq != border:
+                return 0
+            border = cq
+    if not end:
+        return 0
+    for q in nb[end]:
+        cq = color[q]
+        if not cq:
+            if q != first:
+                return 0
+        elif cq != 3:
+            if border and cq != border:
+                return 0
+            border = cq
+    return first if border else 0
 
 
 #: How many ataris a ladder may take before the reader gives up (calls it an escape).
