@@ -270,17 +270,10 @@ def nakade_point(p: int, color: list[int], nb: list[tuple[int, ...]]) -> int:
         return 0
     if second:
         # p in the middle: neither end may have another empty neighbour
-        for x in (first, second):
-            for q in nb[x]:
-                cq = color[q]
-                if not cq:
-                    if q != p:
-                        return 0
-                elif cq != 3:
-                    if border and cq != border:
-                        return 0
-                    border = cq
-        return p if border else 0
+        border = _end_border(first, p, border, color, nb)
+        if border >= 0:
+            border = _end_border(second, p, border, color, nb)
+        return p if border > 0 else 0
     # p at an end: ``first`` is the middle, with exactly one more empty neighbour
     end = 0
     for q in nb[first]:
@@ -296,16 +289,27 @@ def nakade_point(p: int, color: list[int], nb: list[tuple[int, ...]]) -> int:
             border = cq
     if not end:
         return 0
-    for q in nb[end]:
+    return first if _end_border(end, first, border, color, nb) > 0 else 0
+
+
+def _end_border(
+    x: int, inner: int, border: int, color: list[int], nb: list[tuple[int, ...]]
+) -> int:
+    """The region's bordering colour after adding end point ``x`` (next to ``inner``).
+
+    -1 if ``x`` has an empty neighbour besides ``inner`` or a stone of the
+    other colour than ``border`` (0: none seen yet) next to it.
+    """
+    for q in nb[x]:
         cq = color[q]
         if not cq:
-            if q != first:
-                return 0
+            if q != inner:
+                return -1
         elif cq != 3:
             if border and cq != border:
-                return 0
+                return -1
             border = cq
-    return first if border else 0
+    return border
 
 
 #: How many ataris a ladder may take before the reader gives up (calls it an escape).
