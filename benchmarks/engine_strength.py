@@ -37,7 +37,11 @@ default the one each competition recorded in ``X.commit`` when it started, else
 this checkout's; resuming a competition from another commit is refused); rows
 the file already held for other commits are kept, and those of the same
 configuration, simulations and level are marked ``superseded_by`` the newer
-commit, by git's ancestry (``benchmarks/strength_history.py``).
+commit, by git's ancestry (``benchmarks/strength_history.py``).  A second batch
+of an unchanged engine, played in another work directory, is pooled with the
+first into one row with ``--report-only --pool-with FIRST_WORKDIR``: commits
+joined by ``+``, games distinct across both batches (the row it extends is
+marked superseded by the pooled one).
 
 Resumable: running again with the same or a larger ``--games`` continues each
 competition where it stopped (Ctrl-C or kill loses at most the games in
@@ -311,6 +315,13 @@ class Row:
     sims_per_s: float | None = None
     engine_commit: str | None = None  # the engine code the games were played with
     referee: str = "gnugo"  # who scored games ending in two passes (REFEREES)
+    # what the distinct counts count, kept so that pooled rows count across competitions
+    sequences: frozenset[tuple[Any, ...]] = attrs.field(default=frozenset(), repr=False)
+    seeds: frozenset[str] = attrs.field(default=frozenset(), repr=False)
+
+    @property
+    def setting(self) -> tuple[str, int, int, str]:
+        return (self.config, self.sims, self.level, self.referee)
 
     @property
     def win_rate(self) -> float:
@@ -450,7 +461,60 @@ def read_competition(control: Path) -> Row | None:
         opponent=opponent_name(engines, theirs, level),
         updated=updated,
         referee=referee,
+        sequences=frozenset(sequences),
+        seeds=frozenset(seeds),
     )
+
+
+def pool(rows: Sequence[Row]) -> Row:
+    """One row for the games of several competitions of one setting (``--pool-with``).
+
+    Only for batches played by engine code that plays the same trees: the
+    commits are joined with ``+``.  Games and results add up; the distinct
+    games and seeds are counted across the batches, so a batch that repeated
+    another's games shows.
+    """
+    first = rows[0]
+    for other in rows[1:]:
+        if other.setting != first.setting or other.opponent != first.opponent:
+            raise UsageError(f"cannot pool {describe(first)} with {describe(other)}:"
+                             " another setting or opponent")
+    sequences = frozenset().union(*(row.sequences for row in rows))
+    seeds = frozenset().union(*(row.seeds for row in rows))
+    updates = [row.updated for row in rows if row.updated is not None]
+    return attrs.evolve(
+        first,
+        games=sum(row.games for row in rows),
+        wins=sum(row.wins for row in rows),
+        jigo=sum(row.jigo for row in rows),
+        no_result=sum(row.no_result for row in rows),
+        voids=sum(row.voids for row in rows),
+        forfeits=sum(row.forfeits for row in rows),
+        opponent_forfeits=sum(row.opponent_forfeits for row in rows),
+        distinct_games=len(sequences),
+        recorded_games=sum(row.recorded_games for row in rows),
+        distinct_seeds=len(seeds),
+        updated=max(updates) if updates else None,
+        engine_commit="+".join(row.engine_commit or "?" for row in rows),
+        sequences=sequences,
+        seeds=seeds,
+    )
+
+
+def pool_with(rows: Sequence[Row], workdirs: Sequence[Path]) -> list[Row]:
+    """``rows`` each pooled with the competitions of its setting in ``workdirs`` (earlier
+    batches, listed first); the others of those work directories are left out."""
+    batches: dict[tuple[str, int, int, str], list[Row]] = {}
+    for workdir in workdirs:
+        if not workdir.is_dir():
+            raise UsageError(f"--pool-with: {workdir} is not a directory")
+        for row in read_workdir(workdir):
+            if row.engine_commit is None:
+                raise UsageError(f"--pool-with: {workdir}: {row.config} at {row.sims} sims has"
+                                 " no engine commit recorded (its .commit file)")
+            batches.setdefault(row.setting, []).append(row)
+    return [pool([*batches[row.setting], row]) if row.setting in batches else row
+            for row in rows]
 
 
 def commit_record(control: Path) -> Path:
@@ -760,6 +824,12 @@ def build_parser() -> argparse.ArgumentParser:
                         " (default: the one each competition recorded when it started, else"
                         " this checkout's HEAD); the results file keeps rows of other"
                         " commits and marks those superseded")
+    parser.add_argument("--pool-with", type=Path, action="append", default=[],
+                        metavar="DIR",
+                        help="with --report-only: pool each competition in --workdir with the"
+                        " one of the same setting in DIR (an earlier batch played by engine"
+                        " code with the same trees) into one row, its commits joined by '+'"
+                        " (repeatable)")
     parser.add_argument("--no-speed", action="store_true",
                         help="skip measuring sims/s; keep the values in the results file")
     return parser
@@ -776,6 +846,8 @@ def validate(args: argparse.Namespace) -> None:
         raise UsageError(f"--level: GNU Go levels are 0 to 10, not {args.level}")
     if args.report_only:
         return
+    if args.pool_with:
+        raise UsageError("--pool-with goes with --report-only (it plays nothing)")
     if args.games is None:
         raise UsageError("give --games N (games per competition) or --report-only")
     if args.games < 1:
@@ -801,6 +873,8 @@ def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
         attrs.evolve(r, engine_commit=args.engine_commit or r.engine_commit or head)
         for r in read_workdir(workdir)
     ]
+    if args.pool_with:
+        rows = pool_with(rows, [path.resolve() for path in args.pool_with])
     if args.no_speed:
         speeds = previous_speeds(output)
         rows = [attrs.evolve(r, sims_per_s=speeds.get((r.config, r.sims))) for r in rows]

@@ -418,3 +418,55 @@ def test_a_competition_keeps_the_engine_commit_it_started_with(
     legacy = tmp_path / "uct_3000_l10.ctl"
     es.claim_commit(legacy, "uct_3000_l10", 5)
     assert es.recorded_commit(legacy) is None
+
+
+def test_a_second_batch_is_pooled_with_the_first_into_one_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    fake_competition(first)
+    (first / "uct_1000_l10.commit").write_text("1111111\n")
+    fake_competition(second)
+    (second / "uct_1000_l10.commit").write_text("2222222\n")
+    files = CompetitionFiles.for_control_file(second / "uct_1000_l10.ctl")
+    # the second batch's games differ from the first's, except game 1 (a repeat)
+    write_sgf(files.sgf_path("vs-gnugo_0"), [("b", (6, 6)), ("w", (5, 5))])
+    write_sgf(files.sgf_path("vs-gnugo_2"), [("b", (6, 2))])
+    write_sgf(files.sgf_path("vs-gnugo_4"), [("b", (2, 6))])
+    output = tmp_path / "results.json"
+    assert es.main(["--report-only", "--no-speed", "--workdir", str(first),
+                    "--output", str(output)]) == 0
+    assert es.main(["--report-only", "--no-speed", "--workdir", str(second),
+                    "--pool-with", str(first), "--output", str(output)]) == 0
+    assert "60.0% ± 15.5%" in capsys.readouterr().out  # the pooled row is the one reported
+    earlier, pooled = json.loads(output.read_text())
+    assert (earlier["engine_commit"], earlier["superseded_by"]) == ("1111111", "1111111+2222222")
+    assert pooled["engine_commit"] == "1111111+2222222" and pooled["superseded_by"] is None
+    assert (pooled["games"], pooled["wins"], pooled["voids"], pooled["opponent_forfeits"]) == (
+        10, 6, 2, 2)
+    assert pooled["win_rate"] == pytest.approx(0.6)
+    assert pooled["stderr"] == pytest.approx(math.sqrt(0.24 / 10), abs=1e-4)
+    # 4 distinct in the first batch, 3 new in the second (game 1 repeats, 2 and 4 differ)
+    assert (pooled["distinct_games"], pooled["recorded_games"]) == (7, 10)
+    assert pooled["distinct_seeds"] == 4  # both batches drew seeds 11 to 14: it shows
+
+
+def test_pooling_is_refused_without_a_recorded_commit_or_when_playing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    for directory in (first, second):
+        directory.mkdir()
+        fake_competition(directory)
+    (second / "uct_1000_l10.commit").write_text("2222222\n")
+    args = ["--report-only", "--no-speed", "--workdir", str(second), "--pool-with", str(first)]
+    assert es.main(args) == 2
+    err = capsys.readouterr().err
+    assert "--pool-with" in err and "no engine commit recorded" in err
+    assert len(err.strip().splitlines()) == 1
+    assert es.main(["--games", "5", "--pool-with", str(first)]) == 2
+    assert "--pool-with goes with --report-only" in capsys.readouterr().err
+    assert es.main([*args[:-1], str(tmp_path / "missing")]) == 2
+    assert "is not a directory" in capsys.readouterr().err
