@@ -47,12 +47,12 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--seed", type=int, default=argparse.SUPPRESS,
                         help="random seed (default: a fresh one, shown by gomill-describe_engine)")
     search.add_argument("--policy", choices=POLICY_NAMES, default=defaults.policy,
-                        help="playout policy: MoGo-style 'default', the same reading ladders "
-                        "before it runs a chain out of atari 'ladders', the same refusing "
-                        "every big self-atari, sacrifices too, 'strict', the default "
-                        "trying the last good reply to the last move before shapes 'lgrf', the "
-                        "same playing the vital point of a three-point eye space 'nakade', "
-                        "or uniform random 'light'")
+                        help="playout policy: MoGo-style 'default' (it plays the vital point "
+                        "of a three-point eye space before shapes; 'nakade' is another name "
+                        "for it), the same without that rule 'no-nakade', reading ladders "
+                        "before it runs a chain out of atari 'ladders', refusing every big "
+                        "self-atari, sacrifices too, 'strict', trying the last good reply to "
+                        "the last move before shapes 'lgrf', or uniform random 'light'")
     search.add_argument("--selection", choices=("uct", "puct"), default=defaults.selection,
                         help="tree selection rule")
     search.add_argument("--exploration", type=float, default=defaults.exploration, metavar="C",

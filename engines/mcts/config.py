@@ -25,7 +25,7 @@ from engines.mcts.tree import (
     UctSelector,
 )
 
-PolicyName = Literal["default", "light", "ladders", "strict", "lgrf", "nakade"]
+PolicyName = Literal["default", "light", "ladders", "strict", "lgrf", "nakade", "no-nakade"]
 StructureName = Literal["tree", "graph"]
 
 

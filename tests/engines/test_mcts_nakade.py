@@ -1,4 +1,4 @@
-"""The ``nakade`` playout policy: the vital point of a three-point eye space."""
+"""The nakade rule of the default playout policy: the vital point of a three-point eye space."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engines.mcts.fastboard import BLACK, WHITE, FastBoard
-from engines.mcts.policy import PLAYOUTS, playout_default, playout_nakade
+from engines.mcts.policy import PLAYOUTS, playout_default, playout_no_nakade
 from engines.mcts.tactics import nakade_point
 from tests.engines.test_mcts_fastboard import assert_consistent, fast_from
 
@@ -77,17 +77,18 @@ def wall_just_closed() -> FastBoard:
     return board
 
 
-def test_the_nakade_policy_plays_the_vital_point_after_the_move_next_to_it() -> None:
+@pytest.mark.parametrize("name", ["default", "nakade"])
+def test_the_default_policy_plays_the_vital_point_after_the_move_next_to_it(name: str) -> None:
     board = wall_just_closed()
-    played_by_default = 0
+    played_without_the_rule = 0
     for seed in range(10):
         stepped = board.copy()
-        playout_nakade(stepped, random.Random(seed).random, 1)
+        PLAYOUTS[name](stepped, random.Random(seed).random, 1)
         assert board.geo.point(stepped.last_move) == (6, 1)
         plain = board.copy()
-        playout_default(plain, random.Random(seed).random, 1)
-        played_by_default += board.geo.point(plain.last_move) == (6, 1)
-    assert played_by_default < 5  # the default policy has no such rule
+        playout_no_nakade(plain, random.Random(seed).random, 1)
+        played_without_the_rule += board.geo.point(plain.last_move) == (6, 1)
+    assert played_without_the_rule < 5  # the no-nakade policy has no such rule
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -95,7 +96,7 @@ def test_nakade_playouts_end_with_a_consistent_board(seed: int) -> None:
     rng = random.Random(seed)
     for _ in range(10):
         board = FastBoard(9)
-        PLAYOUTS["nakade"](board, rng.random, 0)
+        playout_default(board, rng.random, 0)
         assert board.passes == 2
         assert_consistent(board)
 
