@@ -62,7 +62,8 @@ The last line is ``RESULT [json rows]``.
 
 Configurations: ``uct``, ``rave``, ``heuristic-rave``, ``heuristic-rave-graph``,
 ``heuristic-rave-workers1``, ``heuristic-rave-ladders``, ``heuristic-rave-strict``,
-``heuristic-rave-lgrf``, ``heuristic-rave-nakade`` (see ``CONFIGS``), each at 1000 and 3000
+``heuristic-rave-lgrf``, ``heuristic-rave-nakade``, ``heuristic-rave-no-nakade`` (see
+``CONFIGS``), each at 1000 and 3000
 simulations per move by default.  The 10,000-simulation row:
 ``--configs heuristic-rave-workers1 --sims 10000 -j 1`` (each game keeps two
 cores busy).
@@ -127,16 +128,22 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
     "heuristic-rave-workers1": ("--rave", "mse", "--priors", "heuristic", "--workers", "1"),
     # The default search with playouts that read ladders before running a chain out.
     "heuristic-rave-ladders": ("--rave", "mse", "--priors", "heuristic", "--policy", "ladders"),
-    # The default search as it was before sacrifices (2026-11-27): every self-atari of
-    # two or more stones refused in the playouts and counted as a loss in the priors.
+    # The default search refusing sacrifices, as before 2026-11-27 (but with the nakade
+    # rule since 2026-11-28): every self-atari of two or more stones refused in the
+    # playouts and counted as a loss in the priors.
     "heuristic-rave-strict": (
         "--rave", "mse", "--priors", "heuristic", "--policy", "strict",
         "--prior-weights", "sacrifice=1.5",
     ),
     # The default search with last good replies, forgetting, in the playouts (LGRF-1).
     "heuristic-rave-lgrf": ("--rave", "mse", "--priors", "heuristic", "--policy", "lgrf"),
-    # The default search with playouts that play the vital point of three-point eye spaces.
+    # Playouts that play the vital point of three-point eye spaces: the default since
+    # 2026-11-28 (``nakade`` names the default policy), measured under this name.
     "heuristic-rave-nakade": ("--rave", "mse", "--priors", "heuristic", "--policy", "nakade"),
+    # The default search before 2026-11-28: playouts without the nakade rule.
+    "heuristic-rave-no-nakade": (
+        "--rave", "mse", "--priors", "heuristic", "--policy", "no-nakade",
+    ),
 }
 DEFAULT_SIMS: Final = (1000, 3000)
 

@@ -122,7 +122,8 @@ def test_bad_arguments_give_one_line_and_status_2(capsys: pytest.CaptureFixture[
     assert err == [
         "engine_strength: unknown config 'nope' (known: uct, rave, heuristic-rave,"
         " heuristic-rave-graph, heuristic-rave-workers1, heuristic-rave-ladders,"
-        " heuristic-rave-strict, heuristic-rave-lgrf, heuristic-rave-nakade)",
+        " heuristic-rave-strict, heuristic-rave-lgrf, heuristic-rave-nakade,"
+        " heuristic-rave-no-nakade)",
         "engine_strength: give --games N (games per competition) or --report-only",
     ]
 
