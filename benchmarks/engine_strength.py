@@ -57,8 +57,8 @@ interrupted run leaves every configuration with about as many games.
 on the competition running stops that one after the games in progress (the
 others go on, and running again resumes it); ``-j 2`` plays two games
 at a time (mind the cores: each game runs our engine and GNU Go).  Measure
-sims/s while nothing else runs, or keep the last figures with ``--no-speed``.
-The last line is ``RESULT [json rows]``.
+sims/s while nothing else runs, or keep the figures the results file holds
+for the same engine commit with ``--no-speed``.  The last line is ``RESULT [json rows]``.
 
 Configurations: ``uct``, ``rave``, ``heuristic-rave``, ``heuristic-rave-graph``,
 ``heuristic-rave-workers1``, ``heuristic-rave-ladders``, ``heuristic-rave-strict``,
@@ -615,17 +615,21 @@ def measure_sims_per_s(config: str, sims: int, boards: Sequence[Any]) -> float |
     return statistics.median(rates)
 
 
-def previous_speeds(path: Path) -> dict[tuple[str, int], float]:
-    """sims_per_s of the rows already in the results file (for ``--no-speed``)."""
+def previous_speeds(path: Path) -> dict[tuple[str, int, str | None], float]:
+    """sims_per_s of the rows already in the results file (for ``--no-speed``), by config,
+    simulations and engine commit: another commit's figure is not this code's speed."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    speeds: dict[tuple[str, int], float] = {}
+    speeds: dict[tuple[str, int, str | None], float] = {}
     if isinstance(data, list):
         for item in data:
             if isinstance(item, dict) and isinstance(item.get("sims_per_s"), (int, float)):
-                speeds[(str(item.get("config")), int(item.get("sims", 0)))] = item["sims_per_s"]
+                commit = item.get("engine_commit")
+                key = (str(item.get("config")), int(item.get("sims", 0)),
+                       str(commit) if commit is not None else None)
+                speeds[key] = item["sims_per_s"]
     return speeds
 
 
@@ -838,7 +842,8 @@ def build_parser() -> argparse.ArgumentParser:
                         " code with the same trees) into one row, its commits joined by '+'"
                         " (repeatable)")
     parser.add_argument("--no-speed", action="store_true",
-                        help="skip measuring sims/s; keep the values in the results file")
+                        help="skip measuring sims/s; keep the results file's values for the"
+                        " same config, sims and engine commit")
     return parser
 
 
@@ -884,7 +889,8 @@ def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
         rows = pool_with(rows, [path.resolve() for path in args.pool_with])
     if args.no_speed:
         speeds = previous_speeds(output)
-        rows = [attrs.evolve(r, sims_per_s=speeds.get((r.config, r.sims))) for r in rows]
+        rows = [attrs.evolve(r, sims_per_s=speeds.get((r.config, r.sims, r.engine_commit)))
+                for r in rows]
     elif rows:
         print("measuring simulations/s ...", flush=True)
         boards = speed_positions()

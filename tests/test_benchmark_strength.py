@@ -471,3 +471,25 @@ def test_pooling_is_refused_without_a_recorded_commit_or_when_playing(
     assert "--pool-with goes with --report-only" in capsys.readouterr().err
     assert es.main([*args[:-1], str(tmp_path / "missing")]) == 2
     assert "is not a directory" in capsys.readouterr().err
+
+
+def test_no_speed_keeps_a_figure_of_the_same_engine_commit_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_competition(tmp_path)
+    (tmp_path / "uct_1000_l10.commit").write_text("2222222\n")
+    output = tmp_path / "results.json"
+    earlier = {"config": "uct", "sims": 1000, "level": 10, "referee": "gnugo", "games": 9,
+               "wins": 1, "sims_per_s": 1234, "engine_commit": "1111111"}
+    output.write_text(json.dumps([earlier]))
+    args = ["--report-only", "--no-speed", "--workdir", str(tmp_path), "--output", str(output)]
+    assert es.main(args) == 0
+    rows = json.loads(output.read_text())
+    assert [(r["engine_commit"], r["sims_per_s"]) for r in rows] == [
+        ("1111111", 1234), ("2222222", None)  # the older code's speed is not this code's
+    ]
+    rows[1]["sims_per_s"] = 987  # as if measured with this code
+    output.write_text(json.dumps(rows))
+    assert es.main(args) == 0
+    assert [r["sims_per_s"] for r in json.loads(output.read_text())] == [1234, 987]
+    capsys.readouterr()
