@@ -702,8 +702,8 @@ playout_ladders: Final[Playout] = functools.partial(playout_default, ladders=Tru
 
 
 #: The default policy, except that it refuses every self-atari of two or more stones,
-#: even one that puts a bigger chain in atari (with the nakade rule, unlike the
-#: default policy before 2026-11-27, which refused them).
+#: even one that puts a bigger chain in atari (the default policy before 2026-11-27
+#: refused them too, but had no nakade rule).
 playout_strict: Final[Playout] = functools.partial(playout_default, sacrifices=False)
 
 
