@@ -161,3 +161,25 @@ def nakade_entry_tables() -> tuple[bytes, bytes, bytes]:
                 if mover not in sides:
                     tables[mover][code] = 1
     return bytes(tables[0]), bytes(tables[1]), bytes(tables[2])
+
+
+@functools.cache
+def random_move_tables() -> tuple[bytes, bytes, bytes]:
+    """Per colour to move, what a random move's 3x3 code says of the centre at once.
+
+    0: the mover's true eye (never played, as in :func:`true_eye_tables`);
+    2: two or more of the four orthogonal neighbours empty (legal, and never a
+    self-atari); 1: anything else, which the playout has to read.
+    """
+    two_free = bytearray(TABLE_SIZE)
+    for code in range(TABLE_SIZE):
+        sides = [(code >> (2 * slot)) & 3 for slot in (1, 3, 4, 6)]
+        two_free[code] = 2 if sides.count(EMPTY) >= 2 else 1
+    tables = []
+    for eyes in true_eye_tables():
+        table = bytearray(two_free)
+        for code, eye in enumerate(eyes):
+            if eye:
+                table[code] = 0
+        tables.append(bytes(table))
+    return tables[0], tables[1], tables[2]

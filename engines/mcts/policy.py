@@ -41,7 +41,12 @@ from typing import Final, Protocol
 
 from engines.mcts import tactics
 from engines.mcts.fastboard import EMPTY, PASS, FastBoard, score_terminal
-from engines.mcts.patterns import nakade_entry_tables, pattern_table, true_eye_tables
+from engines.mcts.patterns import (
+    nakade_entry_tables,
+    pattern_table,
+    random_move_tables,
+    true_eye_tables,
+)
 
 
 class Playout(Protocol):
@@ -308,6 +313,7 @@ def playout_default(
     steps = geo.pattern_steps
     shapes = pattern_table()
     eye_tables = true_eye_tables()
+    kind_tables = random_move_tables()
     nakade_tables = nakade_entry_tables() if nakade else eye_tables  # (unread if not nakade)
     lone_liberty = tactics.lone_liberty
     is_legal = tactics.is_legal
@@ -331,6 +337,7 @@ def playout_default(
         moves_left -= 1
         o = 3 - c
         eyes = eye_tables[c]
+        kinds = kind_tables[c]
         nakade_entry = nakade_tables[c]
         move = 0
         if last:
@@ -423,10 +430,7 @@ def playout_default(
                 p = candidates[i]
                 candidates[i] = candidates[-1]
                 candidates.pop()
-                a, b, d, e = nb[p]
-                if p != ko and not color[p] and (not color[a]) + (not color[b]) + (
-                    not color[d]
-                ) + (not color[e]) >= 2:
+                if p != ko and not color[p] and kinds[pat[p]] == 2:
                     move = p  # two empty neighbours: legal, and never a self-atari
                     candidates.clear()
                 elif is_legal(p, c, ko, color, head, plib, nb) and (
@@ -444,18 +448,20 @@ def playout_default(
                 i += 1
                 if i == n:
                     i = 0
-                if p == ko or eyes[pat[p]]:
+                kind = kinds[pat[p]]
+                if kind == 2:  # two empty neighbours: legal, and never a self-atari
+                    if p != ko:
+                        move = p
+                        break
                     continue
+                if not kind or p == ko:
+                    continue  # our true eye, or the ko
                 a, b, d, e = nb[p]
                 ca = color[a]
                 cb = color[b]
                 cd = color[d]
                 ce = color[e]
-                free = (not ca) + (not cb) + (not cd) + (not ce)
-                if free >= 2:
-                    move = p
-                    break
-                if free == 0:
+                if ca and cb and cd and ce:  # no empty neighbour
                     for q in (a, b, d, e):
                         cq = color[q]
                         if cq == 3:

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engines.mcts.fastboard import BLACK, BORDER, EMPTY, PASS, WHITE, FastBoard, score_terminal
-from engines.mcts.patterns import code_of, pattern_table, true_eye_tables
+from engines.mcts.patterns import code_of, pattern_table, random_move_tables, true_eye_tables
 from engines.mcts.policy import (
     PLAYOUTS,
     Playout,
@@ -159,6 +159,19 @@ def test_true_eye_table() -> None:
     assert not black_eyes[code_of(two_bad_diagonals)]  # a false eye
     edge = [BORDER, BORDER, BORDER, BLACK, BLACK, WHITE, BLACK, EMPTY]
     assert not black_eyes[code_of(edge)]  # on the edge one bad diagonal is enough
+
+
+def test_random_move_table_skips_eyes_takes_open_points_and_reads_the_rest() -> None:
+    black, white = random_move_tables()[BLACK], random_move_tables()[WHITE]
+    eye = [EMPTY, BLACK, EMPTY, BLACK, BLACK, EMPTY, BLACK, EMPTY]
+    assert black[code_of(eye)] == 0  # Black's true eye: never a random move
+    assert white[code_of(eye)] == 1  # for White, a point to read (suicide unless it captures)
+    open_two = [WHITE, EMPTY, WHITE, EMPTY, WHITE, WHITE, WHITE, WHITE]
+    assert black[code_of(open_two)] == white[code_of(open_two)] == 2
+    one_free = [EMPTY, EMPTY, EMPTY, WHITE, WHITE, EMPTY, WHITE, EMPTY]
+    assert black[code_of(one_free)] == white[code_of(one_free)] == 1  # a self-atari, maybe
+    corner = [BORDER, BORDER, BORDER, BORDER, EMPTY, BORDER, EMPTY, BLACK]
+    assert black[code_of(corner)] == 2
 
 
 def test_mercy_rule_stops_a_lopsided_playout_for_the_side_ahead() -> None:
