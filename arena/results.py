@@ -331,6 +331,8 @@ class GameRecord:
     notes: tuple[str, ...] = ()
     date: str = ""  # ISO date the game started, for DT
     latency: ArenaLatency | None = None
+    # A void game's clock was stalled by the machine this many seconds (arena.run.stalls).
+    stall: float | None = None
 
     def __attrs_post_init__(self) -> None:
         if (self.result is None) == (self.void_reason is None):

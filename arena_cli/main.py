@@ -291,7 +291,14 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
     cluster = options.cluster or config.cluster
     if action == "check":
         if cluster is None:
-            failures = trio.run(check_players, config)
+            failures = trio.run(
+                partial(
+                    check_players,
+                    parallel=options.parallel or 1,
+                    warn=lambda text: print(f"arena: warning: {text}", file=sys.stderr),
+                ),
+                config,
+            )
         else:
             from arena.run.cluster import require_distributed
 

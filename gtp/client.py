@@ -83,17 +83,35 @@ def traffic_log(target: TrafficLog | TextSink | None) -> TrafficLog | None:
     return log_to_file
 
 
+_HEARD_AT_ONCE: Final = (0.0, 0.0, 0.0)
+
+
 class _IoClock(trio.abc.Instrument):
-    """When the run loop's latest wait for I/O returned.
+    """When the run loop's latest wait for I/O began and returned.
 
     A task woken by that wait (an engine's answer became readable) is told
     the moment the loop found the data there, not the later moment it got
     its turn after the other tasks woken with it: the time the arena spends
     on other games is not charged to an engine's clock.
+
+    It also tells how long the arena may have been deaf to that answer: the
+    loop ran tasks for ``deaf`` seconds before the wait began (an answer that
+    came meanwhile waited for the wait), and the wait returned ``overslept``
+    seconds after its own timeout (the process did not get a CPU in time).
+    A clock uses them to tell a stalled arena from a slow engine.
     """
 
     def __init__(self) -> None:
         self.woke_at = 0.0
+        self.wait_began = 0.0
+        self.deaf = 0.0
+        self.timeout = 0.0
+
+    def before_io_wait(self, timeout: float) -> None:
+        now = time.perf_counter()
+        self.deaf = now - self.woke_at
+        self.wait_began = now
+        self.timeout = timeout
 
     def after_io_wait(self, timeout: float) -> None:
         self.woke_at = time.perf_counter()
@@ -167,6 +185,10 @@ class GtpClient:
     # otherwise start the clock after the engine had answered.)
     sent_at: float = attrs.field(init=False, default=0.0)
     received_at: float = attrs.field(init=False, default=0.0)
+    # How the last response was heard (pipe path): (deaf, waited, overslept)
+    # of the run loop's wait that brought it (see _IoClock), zeros when it
+    # was read without waiting.  What a clock needs to tell an arena stall.
+    hearing: tuple[float, float, float] = attrs.field(init=False, default=(0.0, 0.0, 0.0))
 
     @_fd_streams.default
     def _both_pipes(self) -> bool:
@@ -335,6 +357,7 @@ class GtpClient:
             response = reader.next_response()
             if response is not None:
                 self.received_at = received
+                self.hearing = _HEARD_AT_ONCE
                 return response
 
     async def _exchange_fds(self, line: bytes, name: str, args: tuple[str, ...]) -> Response:
@@ -367,6 +390,7 @@ class GtpClient:
         wait_readable = trio.lowlevel.wait_readable
         io_clock = _io_clock()
         woke = 0.0  # when the wait that preceded this read ended (0: no wait)
+        hearing = _HEARD_AT_ONCE
         while True:
             # Read before waiting: on a busy machine the engine has often
             # answered by now (about one time in five here), and then the
@@ -383,6 +407,8 @@ class GtpClient:
                         raise _Overran from None
                     raise await self._gone(name, args, writing=False) from None
                 woke = io_clock.woke_at
+                waited = woke - io_clock.wait_began
+                hearing = (io_clock.deaf, waited, max(0.0, waited - io_clock.timeout))
                 continue
             except OSError:
                 data = b""
@@ -398,6 +424,7 @@ class GtpClient:
             response = reader.next_response()
             if response is not None:
                 self.received_at = received
+                self.hearing = hearing
                 return response
 
     async def _send_rest(

@@ -34,6 +34,16 @@ class PlayerCheck:
         needed = None if control is None else control.required_command
         return frozenset() if needed is None else frozenset({needed})
 
+    @property
+    def clocked(self) -> bool:
+        """The player's games run under a clock."""
+        return (self.player.time_control or self.settings.time_control) is not None
+
+
+def is_clocked(checks: list[PlayerCheck]) -> bool:
+    """Some engine of the competition plays under a clock."""
+    return any(check.clocked for check in checks)
+
 
 class Competition(Protocol):
     """What the run loop needs from a competition."""

@@ -49,6 +49,14 @@ from arena.results import ArenaLatency, GameJob, MoveTimes, PlayedMove
 from arena.run.clock import Charge, PlayerClock, loss_reason, time_left_arguments
 from arena.run.engines import EngineSession, format_komi
 from arena.run.referee import Referee, check_fixed_handicap_answer, check_free_handicap_answer
+from arena.run.stalls import (
+    Doubt,
+    RunQueueProbe,
+    answered_doubt,
+    beyond_doubt,
+    stall_reason,
+    waited_since,
+)
 from gtp.client import GtpClient
 from gtp.errors import CommandFailed, EngineGone, EngineTimeout, ProtocolError
 from gtp.vertex import PASS, Colour, Move, format_vertex
@@ -79,9 +87,12 @@ class Stop(Exception):
 
 
 class Void(Exception):
-    def __init__(self, reason: str) -> None:
+    """The game is void (replayed later); ``stall``: the machine stalled a clock this long."""
+
+    def __init__(self, reason: str, stall: float | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.stall = stall
 
 
 def _who(player: PlayerConfig, colour: Colour) -> str:
@@ -96,6 +107,7 @@ class _Clocked:
     announced_by: str | None
     time_left: bool  # the engine lists time_left
     refused: bool = False  # it failed a time command (noted once)
+    engine_probe: RunQueueProbe | None = None  # its engine's wait for a CPU (arena.run.stalls)
 
 
 def _no_times() -> dict[Colour, MoveTimes]:
@@ -119,6 +131,15 @@ class Game:
     lag_commands: int = 0
     lag_total: float = 0.0
     lag_max: float = 0.0
+    # The arena's own wait for a CPU, read around clocked moves (arena.run.stalls).
+    arena_probe: RunQueueProbe | None = None
+
+    def close(self) -> None:
+        """Let go of what the clocks read (the game is over)."""
+        probes = [clocked.engine_probe for clocked in self.clocks.values()]
+        for probe in (*probes, self.arena_probe):
+            if probe is not None:
+                probe.close()
 
     # -- one command, with faults mapped to outcomes ---------------------------
 
@@ -247,11 +268,15 @@ class Game:
             raise Void(
                 f"{who} does not list {needed}, which its clock ({control.describe()}) needs"
             )
+        process = session.client.process
         clocked = _Clocked(
             PlayerClock(control, self.job.settings.time_margin),
             None,
             session.supports(TIME_LEFT),
+            engine_probe=None if process is None else RunQueueProbe.for_process(process.pid),
         )
+        if self.arena_probe is None:
+            self.arena_probe = RunQueueProbe.for_this_thread()
         command = control.settings_command(session.supported)
         if command is not None:
             name, *args = command
@@ -329,6 +354,12 @@ class Game:
         self.referee.forfeit(colour, reason, on_time=True)
         return Stop()
 
+    def stalled(self, colour: Colour, player: PlayerConfig, charge: Charge, doubt: Doubt) -> Void:
+        """A move over its clock by no more than the machine explains: the game is void."""
+        number = self.referee.moves_played + 1
+        reason = stall_reason(_who(player, colour), number, charge, doubt)
+        return Void(reason, stall=doubt.total)
+
     async def one_move(
         self,
         colour: Colour,
@@ -347,12 +378,17 @@ class Game:
         client = session.client
         claim = session.claim_supported
         colour_word = "b" if colour is BLACK else "w"  # colour.value, without the enum machinery
+        arena_waited = engine_waited = None
         if clocked is None:
             timeout = player.move_timeout
         else:
             if clocked.time_left:
                 await self.tell_time_left(colour, session, clocked, colour_word)
             timeout = clocked.clock.timeout + CLOCK_TIMEOUT_SLACK
+            if clocked.engine_probe is not None:
+                engine_waited = clocked.engine_probe.waited()
+            if self.arena_probe is not None:
+                arena_waited = self.arena_probe.waited()
         started = time.perf_counter()
         try:
             if claim:
@@ -370,6 +406,10 @@ class Game:
             clock = clocked.clock
             elapsed = time.perf_counter() - max(started, client.sent_at)
             overran = Charge(elapsed, clock.allowance, clock.margin, False, clock.reading)
+            # No answer when the arena looked: only the engine's own wait for a CPU is in doubt.
+            doubt = Doubt(0.0, waited_since(clocked.engine_probe, engine_waited) or 0.0)
+            if not beyond_doubt(overran, doubt):
+                raise self.stalled(colour, player, overran, doubt) from None
             raise self.lost_on_time(colour, player, clock, overran, answered=False) from None
         except (EngineGone, ProtocolError) as exc:
             raise self.fault(colour, session, exc) from None
@@ -381,6 +421,13 @@ class Game:
         if clocked is not None:
             charge = clocked.clock.charge(seconds)
             if not charge.in_time:
+                doubt = answered_doubt(
+                    client.hearing,
+                    waited_since(self.arena_probe, arena_waited),
+                    waited_since(clocked.engine_probe, engine_waited),
+                )
+                if not beyond_doubt(charge, doubt):
+                    raise self.stalled(colour, player, charge, doubt)
                 raise self.lost_on_time(colour, player, clocked.clock, charge)
             time_left, overtime_left = charge.left.seconds, charge.left.count
         move = referee.interpret_genmove(colour, answer, claim_allowed=claim)

@@ -59,6 +59,7 @@ async def play_game(
     sessions: dict[Colour, EngineSession] = {}
     game = Game(job, options, sessions, Referee(job.settings))
     void_reason: str | None = None
+    stall: float | None = None
     cpu_start: dict[Colour, float | None] = {}
     cpu: dict[Colour, float | None] = {BLACK: None, WHITE: None}
     try:
@@ -82,7 +83,7 @@ async def play_game(
             try:
                 await game.run()
             except Void as void:
-                void_reason = void.reason
+                void_reason, stall = void.reason, void.stall
             if void_reason is None:
                 cpu = await game.cpu_times()
                 for colour, session in sessions.items():
@@ -97,6 +98,7 @@ async def play_game(
                         if now is not None and before is not None:
                             cpu[colour] = max(0.0, now - before)
     finally:
+        game.close()
         with trio.CancelScope(shield=True):
             for session in sessions.values():
                 note = session.end_game()
@@ -124,7 +126,12 @@ async def play_game(
         "latency": game.latency,
     }
     if void_reason is not None:
-        return GameRecord(result=None, void_reason=void_reason, **record_fields)  # type: ignore[arg-type]
+        return GameRecord(
+            result=None,
+            void_reason=void_reason,
+            stall=stall,
+            **record_fields,  # type: ignore[arg-type]
+        )
     return GameRecord(result=_result(game, cpu), **record_fields)  # type: ignore[arg-type]
 
 

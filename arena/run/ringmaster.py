@@ -35,7 +35,7 @@ from typing import Final
 import attrs
 import trio
 
-from arena.competitions.base import Competition
+from arena.competitions.base import Competition, is_clocked
 from arena.competitions.registry import make_competition
 from arena.competitions.snapshots import CompetitionSnapshot
 from arena.control.config import CompetitionConfig
@@ -60,6 +60,7 @@ from arena.run.events import (
 from arena.run.executor import Executor, ExecutorLost, GameLost, LocalExecutor, PlayGame
 from arena.run.keys import CTRL_X, watch_keys
 from arena.run.match import MatchOptions
+from arena.run.stalls import oversubscription_warning, stall_stop_message, usable_cores
 from arena.run.watchdog import Watchdog
 from arena.store.files import CompetitionFiles, RunLock
 from arena.store.journal import JournalEntry, ResultEntry, VoidEntry, encode_json
@@ -130,6 +131,9 @@ class Ringmaster:
     _started: int = 0
     _recorded: int = 0
     _voids: int = 0
+    _finished_games: int = 0  # results and voids, in this run
+    _stall_voids: int = 0  # voids of games whose clock the machine stalled
+    _longest_stall: float = 0.0
     _stopping: bool = False
     _final_state: RunState | None = None
     _final_message: str = ""
@@ -206,10 +210,14 @@ class Ringmaster:
                 raise StartupCheckFailed(failures)
         if self.files is not None:
             self._run_files = RunFiles(self.files)
-            self.events.subscribe(self._run_files)
+            self.events.subscribe(self._run_files, moves=True)  # a few go to X.events
             self.files.cmd.unlink(missing_ok=True)
         for warning in warnings:
             self.events.emit(RunWarning(warning))
+        if self.executor is None and is_clocked(self.competition.player_checks()):
+            crowded = oversubscription_warning(self.options.parallel, usable_cores())
+            if crowded is not None:
+                self.events.emit(RunWarning(crowded))
         self.events.emit(RunStateChanged(RunState.RUNNING, parallel=self.options.parallel))
         if self.competition.is_complete():
             self._final_state = RunState.FINISHED
@@ -414,12 +422,17 @@ class Ringmaster:
         else:
             reason = record.void_reason or "unknown failure"
             self._voids += 1
-            if competition.record_void(job.game_id, job.pairing, live=True) and not lost:
+            halts = competition.record_void(job.game_id, job.pairing, live=True)
+            if record.stall is not None:
+                # The machine's fault, not the engines': replayed, and counted apart.
+                halt_reason = self._stalled(job, record.stall, reason)
+            elif halts and not lost:
                 halt_reason = (
                     f"halting competition: too many void games in matchup {job.pairing}"
                     f" (last: {reason})"
                 )
             entry = VoidEntry(job.game_id, job.pairing, reason)
+        self._finished_games += 1
         record_file = None
         if self.files is not None and self.config.record_games:
             path = record_path(self.files, record)
@@ -435,6 +448,18 @@ class Ringmaster:
         if halt_reason is not None:
             self.request_stop(halt_reason, state=RunState.HALTED)
         self._notify()
+
+    def _stalled(self, job: GameJob, stall: float, reason: str) -> str | None:
+        """A game voided for a stalled clock: warn; the halt message once they keep coming."""
+        self._stall_voids += 1
+        self._longest_stall = max(self._longest_stall, stall)
+        self.events.emit(RunWarning(f"game {job.game_id} void, to be replayed: {reason}"))
+        return stall_stop_message(
+            self._stall_voids,
+            self._finished_games + 1,
+            self._longest_stall,
+            self.options.parallel,
+        )
 
     def _begin_batch(self, wants_status: bool) -> bytes | None:
         """The writer takes a batch: the state that covers it, and the snapshot to announce.
@@ -512,11 +537,24 @@ async def run_competition(
 
 
 async def check_players(
-    config: CompetitionConfig, *, show_stderr: bool = True, say: Callable[[str], None] = print
+    config: CompetitionConfig,
+    *,
+    show_stderr: bool = True,
+    say: Callable[[str], None] = print,
+    parallel: int = 1,
+    warn: Callable[[str], None] | None = None,
 ) -> list[str]:
-    """The ``check`` action: every player's startup check; returns the failures."""
+    """The ``check`` action: every player's startup check; returns the failures.
+
+    ``warn`` is told once when a clocked competition would run more engines
+    at once (``parallel`` games of two) than this machine has cores.
+    """
     competition = make_competition(config)
     failures: list[str] = []
+    if warn is not None and is_clocked(competition.player_checks()):
+        crowded = oversubscription_warning(parallel, usable_cores())
+        if crowded is not None:
+            warn(crowded)
     for item in competition.player_checks():
         try:
             description = await check_player(
