@@ -18,7 +18,18 @@ this process, non-blocking reads and writes, no trio, no referee, no
 records).  Its excess is what the machine and the engines cost as they are
 loaded now; the arena's excess above it is the arena's own.
 
-Usage: python benchmarks/clock_stress.py [--games-at-once N] [--games G] [--period S]
+Usage: python benchmarks/clock_stress.py [--games-at-once N] [--games G] [--period S] [--loaded]
+
+``--loaded`` adds a second run on a machine made busy on purpose: four
+processes spinning on the CPU (``benchmarks/load.py``) for the run's length,
+``--loaded-games`` games (default 48, 62 moves each) 16 at once under
+byo-yomi of 0.2 s with engines sleeping 90% of it, and in the same run 8
+games of an engine that overruns at its 5th genmove by the margin and 50 ms
+more.  Each engine keeps its own log of every genmove (``clocked_engine.py
+--log``), so every loss on time is classified by the engine's own account:
+engine-caused (its own time beyond the allowance plus the margin, or it meant
+to sleep that long) or harness-caused (the arena or the machine).  A game the
+arena voided for a stalled clock is replayed; they are counted.
 
 Reports losses on time and the per-move excess (charged minus the engine's
 own) as p50, p99 and max, for the arena and the reference, with the arena's
@@ -28,8 +39,12 @@ loop wakes (the loop's stalls), how often the kernel took the CPU from the
 arena (involuntary context switches) and the machine's load average.  The
 last line is
 ``RESULT {json}`` with time_losses, charge_excess_p99_ms,
-charge_excess_max_ms and moves.  Targets on this 2-core machine:
-time_losses = 0 and charge_excess_p99_ms <= 1.0.
+charge_excess_max_ms and moves, and with ``--loaded`` loaded_moves,
+loaded_harness_caused_losses, loaded_engine_caused_losses, loaded_stall_voids
+and the overrunning engine's losses at its move K.  Targets on this 2-core
+machine: time_losses = 0 and charge_excess_p99_ms <= 1.0; loaded:
+loaded_harness_caused_losses = 0, loaded_stall_voids at most 10% of the
+loaded games, and the overrunning engine losing every game at its move K.
 """
 
 from __future__ import annotations
@@ -45,12 +60,13 @@ from functools import partial
 from pathlib import Path
 
 import trio
-from minimal_controller import Script, drive  # this script's folder
+from load import cpu_hog  # this script's folder
+from minimal_controller import Script, drive
 
 from arena.control.config import CompetitionConfig
 from arena.control.loader import load_control_file
 from arena.results import EndReason, GameRecord
-from arena.run.events import Event, EventBus, GameFinished
+from arena.run.events import Event, EventBus, GameFinished, RunState, RunStateChanged
 from arena.run.ringmaster import RunOptions, run_competition
 
 ENGINE = str(Path(__file__).with_name("clocked_engine.py"))
@@ -90,9 +106,7 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def write_ctl(
-    directory: Path, games: int, period: float, share: float, reuse: bool = True
-) -> Path:
+def write_ctl(directory: Path, games: int, period: float, share: float, reuse: bool = True) -> Path:
     command = [sys.executable, ENGINE, f"--share={share}"]
     path = directory / "clocks.ctl"
     path.write_text(
@@ -167,6 +181,138 @@ def run(
 
 
 # ---------------------------------------------------------------------------
+# Loaded: a busy machine, and every loss on time classified by the engine's own log
+
+LOADED_AT_ONCE = 16
+LOADED_PERIOD = 0.2
+OVERRUN_K = 5  # the overrunning engine's genmove (of each game) that overruns
+OVERRUN_GAMES = 8
+OVERRUN_BY = 0.05  # past the allowance and the margin
+
+
+def write_loaded_ctl(directory: Path, games: int, log: Path) -> Path:
+    margin = 0.05
+    base = [sys.executable, ENGINE, "--share=0.9", f"--log={log}"]
+    late = [*base, f"--sleep={OVERRUN_K}:{LOADED_PERIOD + margin + OVERRUN_BY}"]
+    path = directory / "loaded.ctl"
+    path.write_text(
+        "competition_type = 'playoff'\n"
+        f"players = {{'x': Player({base!r}), 'y': Player({base!r}), 'late': Player({late!r})}}\n"
+        "board_size = 9\nkomi = 7.5\nscorer = 'internal'\nskip_player_checks = True\n"
+        f"time_margin = {margin}\n"
+        f"time_control = ByoYomi(main=0, period={LOADED_PERIOD}, periods=1)\n"
+        "matchups = [\n"
+        f"    Matchup('x', 'y', alternating=True, number_of_games={games}),\n"
+        f"    Matchup('late', 'y', alternating=True, number_of_games={OVERRUN_GAMES}),\n"
+        "]\n"
+    )
+    return path
+
+
+def engine_times(log: Path) -> dict[tuple[str, int], list[tuple[int, int, int | None]]]:
+    """(game, K) -> each try's (start ns, planned ns, end ns or None), from the engines' log."""
+    starts: dict[tuple[str, int], list[tuple[int, int, int | None]]] = {}
+    for line in log.read_text().splitlines():
+        words = line.split()
+        key = (words[1], int(words[2]))
+        if words[0] == "start":
+            starts.setdefault(key, []).append((int(words[3]), int(words[4]), None))
+        elif words[0] == "end" and starts.get(key):
+            start, planned, _ = starts[key][-1]
+            starts[key][-1] = (start, planned, int(words[3]))
+    return starts
+
+
+def classify_loss(
+    record: GameRecord, times: dict[tuple[str, int], list[tuple[int, int, int | None]]]
+) -> str:
+    """'engine' or 'harness': the loser's own account of the move it lost on."""
+    result = record.result
+    assert result is not None and result.winner is not None
+    loser = result.winner.opponent
+    k = sum(1 for move in record.moves if move.colour is loser) + 1
+    tries = times.get((record.job.game_id, k))
+    if not tries:
+        return "harness"  # it never even read the genmove
+    start, planned, end = tries[-1]  # a replayed game's last try is the counted one
+    limit = (LOADED_PERIOD + record.job.settings.time_margin) * 1e9
+    own = planned if end is None else end - start  # killed mid-think: what it meant to take
+    return "engine" if own > limit else "harness"
+
+
+def run_loaded(games: int) -> dict[str, float]:
+    records: list[GameRecord] = []
+    halted: list[str] = []
+
+    def collect(event: Event) -> None:
+        if isinstance(event, GameFinished) and event.record is not None:
+            records.append(event.record)
+        elif isinstance(event, RunStateChanged) and event.state is RunState.HALTED:
+            halted.append(event.message)
+
+    bus = EventBus()
+    bus.subscribe(collect)
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "engines.log"
+        config = load_control_file(write_loaded_ctl(Path(tmp), games, log))
+        options = RunOptions(parallel=LOADED_AT_ONCE, keyboard=False, handle_signals=False)
+        with cpu_hog(4, max_seconds=1800):
+            load = os.getloadavg()[0]
+            wall_before = time.perf_counter()
+            lateness = trio.run(partial(run_with_probe, config, options, bus))
+            wall = time.perf_counter() - wall_before
+            load = max(load, os.getloadavg()[0])
+        times = engine_times(log)
+    counted = [r for r in records if r.result is not None]
+    stall_voids = [r for r in records if r.stall is not None]
+    other_voids = [r for r in records if r.result is None and r.stall is None]
+    normal = [r for r in counted if "late" not in (r.job.black.code, r.job.white.code)]
+    late = [r for r in counted if "late" in (r.job.black.code, r.job.white.code)]
+    classes = {"engine": 0, "harness": 0}
+    for record in normal:
+        assert record.result is not None
+        if record.result.end is EndReason.TIME:
+            classes[classify_loss(record, times)] += 1
+            print(f"  normal game lost on time: {record.result.reason}")
+    late_at_k = 0
+    for record in late:
+        result = record.result
+        assert result is not None
+        black_is_late = record.job.black.code == "late"
+        move_k = 2 * OVERRUN_K - 1 if black_is_late else 2 * OVERRUN_K
+        lost_at_k = result.end is EndReason.TIME and result.reason.startswith(
+            f"late ({'black' if black_is_late else 'white'}) lost on time at move {move_k}:"
+        )
+        late_at_k += lost_at_k
+        if result.end is EndReason.TIME:
+            classes[classify_loss(record, times)] += 0 if lost_at_k else 1
+        if not lost_at_k:
+            print(f"  the overrunning engine's game {result.game_id}: {result.reason}")
+    for record in stall_voids[:5]:
+        print(f"  stall void: {record.job.game_id}: {record.void_reason}")
+    for record in other_voids[:5]:
+        print(f"  other void: {record.job.game_id}: {record.void_reason}")
+    moves = sum(len(r.moves) for r in records)
+    return {
+        "games": len(counted),
+        "moves": moves,
+        "harness": classes["harness"],
+        "engine": classes["engine"],
+        "stall_voids": len(stall_voids),
+        "other_voids": len(other_voids),
+        "max_stall_ms": 1000 * max((r.stall or 0.0 for r in stall_voids), default=0.0),
+        "late_games": len(late),
+        "late_lost_at_k": late_at_k,
+        "halted": len(halted),
+        "halt_message": halted[0] if halted else "",
+        "loop_late_p99_ms": 1000 * percentile(lateness, 0.99),
+        "loop_late_max_ms": 1000 * max(lateness),
+        "load": load,
+        "wall_s": wall,
+    }
+
+
+# ---------------------------------------------------------------------------
 # The reference: a minimal controller (benchmarks/minimal_controller.py)
 
 
@@ -211,6 +357,10 @@ def main() -> None:
     parser.add_argument(
         "--new-engines", action="store_true", help="new engines for every game (no reuse_engines)"
     )
+    parser.add_argument(
+        "--loaded", action="store_true", help="also the loaded run (see the module docstring)"
+    )
+    parser.add_argument("--loaded-games", type=int, default=48, help="of the normal matchup")
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
     figures = run(args.games_at_once, args.games, args.period, args.share, not args.new_engines)
@@ -261,6 +411,49 @@ def main() -> None:
         "reference_excess_p99_ms": round(1000 * percentile(floor, 0.99), 3),
         "reference_excess_max_ms": round(1000 * max(floor), 3),
     }
+    if args.loaded:
+        loaded = run_loaded(args.loaded_games)
+        played = loaded["games"] + loaded["stall_voids"] + loaded["other_voids"]
+        print(
+            f"loaded: {loaded['games']} games counted, {loaded['moves']} moves,"
+            f" {LOADED_AT_ONCE} at once, byo-yomi {LOADED_PERIOD:g}s, beside 4 busy processes"
+            f" (load average up to {loaded['load']:.1f} on {os.cpu_count()} cores),"
+            f" {loaded['wall_s']:.0f} s"
+        )
+        print(
+            f"loaded losses on time: {loaded['harness']} harness-caused,"
+            f" {loaded['engine']} engine-caused (outside the overrunning engine's move K)"
+        )
+        print(
+            f"loaded stall voids: {loaded['stall_voids']} of {played} games played"
+            f" ({100 * loaded['stall_voids'] / max(1, played):.1f}%; longest stall"
+            f" {loaded['max_stall_ms']:.0f} ms); other voids: {loaded['other_voids']}"
+        )
+        print(
+            f"the overrunning engine lost {loaded['late_lost_at_k']} of its"
+            f" {loaded['late_games']} counted games on time at its move K={OVERRUN_K}"
+        )
+        print(
+            f"the loop under load: a 5 ms sleeper woke late by p99"
+            f" {loaded['loop_late_p99_ms']:.1f} ms, max {loaded['loop_late_max_ms']:.0f} ms"
+        )
+        if loaded["halted"]:
+            print(f"the loaded run halted: {loaded['halt_message']}")
+        result.update(
+            {
+                "loaded_moves": loaded["moves"],
+                "loaded_games": loaded["games"],
+                "loaded_harness_caused_losses": loaded["harness"],
+                "loaded_engine_caused_losses": loaded["engine"],
+                "loaded_stall_voids": loaded["stall_voids"],
+                "loaded_stall_void_share": round(loaded["stall_voids"] / max(1, played), 3),
+                "loaded_other_voids": loaded["other_voids"],
+                "loaded_overrun_games": loaded["late_games"],
+                "loaded_overrun_lost_at_k": loaded["late_lost_at_k"],
+                "loaded_halted": bool(loaded["halted"]),
+                "loaded_load_average": round(loaded["load"], 1),
+            }
+        )
     print("RESULT " + json.dumps(result))
 
 

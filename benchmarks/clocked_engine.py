@@ -12,10 +12,16 @@ so each move's SGF comment carries the engine's own figure next to what the
 arena charged.
 
 Misbehaviour on request: ``--sleep K:SECONDS`` thinks that long at its K-th
-genmove (from 1, repeatable); ``--think SECONDS`` thinks that long when it
-knows no clock; ``--deaf`` lists no time command and refuses them all;
-``--refuse`` lists them but answers each with a failure.  Only the standard
-library, so it starts fast.
+genmove of a game (from 1, counted from ``clear_board``; repeatable);
+``--think SECONDS`` thinks that long when it knows no clock; ``--deaf`` lists
+no time command and refuses them all; ``--refuse`` lists them but answers
+each with a failure.
+
+``--log FILE`` appends a line to FILE when each genmove is read (``start GAME
+K NS PLANNED_NS``) and one when its answer is written (``end GAME K NS``), in
+CLOCK_MONOTONIC nanoseconds, GAME being ``GOMILL_GAME_ID``: the engine's own
+account of its time, even for a move the arena stopped waiting for.  Only the
+standard library, so it starts fast.
 """
 
 from __future__ import annotations
@@ -86,6 +92,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--sleep", action="append", default=[], help="K:SECONDS")
     p.add_argument("--deaf", action="store_true")
     p.add_argument("--refuse", action="store_true")
+    p.add_argument("--log", default=None, help="FILE: the engine's own times (see above)")
     return p.parse_args(argv)
 
 
@@ -100,6 +107,10 @@ def main(argv: list[str]) -> int:
     last_think_ns = 0
     clock = Clock()
     read, write, flush = sys.stdin.readline, sys.stdout.write, sys.stdout.flush
+    game_id = os.environ.get("GOMILL_GAME_ID", "-")
+    log_fd = None
+    if options.log:
+        log_fd = os.open(options.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     monotonic_ns = time.monotonic_ns
     while True:
         line = read()
@@ -120,6 +131,10 @@ def main(argv: list[str]) -> int:
             allowed = clock.allowance(colour)
             think = options.think if allowed is None else options.share * allowed
             think = sleeps.get(genmoves, think)
+            if log_fd is not None:  # one write: lines from many engines never interleave
+                os.write(
+                    log_fd, f"start {game_id} {genmoves} {started} {int(think * 1e9)}\n".encode()
+                )
             if think > 0:
                 time.sleep(max(0.0, think - (monotonic_ns() - started) / 1e9))
             moves = lists[colour]
@@ -149,6 +164,7 @@ def main(argv: list[str]) -> int:
             lists = move_lists(size)
         elif command == "clear_board":
             played = {"b": 0, "w": 0}
+            genmoves = 0
         elif command == "protocol_version":
             answer = "2"
         elif command == "name":
@@ -169,6 +185,8 @@ def main(argv: list[str]) -> int:
             # Before the write: once written, the arena may read the answer
             # while this process waits to run again.
             last_think_ns = monotonic_ns() - started
+            if log_fd is not None:
+                os.write(log_fd, f"end {game_id} {genmoves} {started + last_think_ns}\n".encode())
         write(text)
         flush()
 

@@ -24,6 +24,7 @@ from gtp.process import (
     DEFAULT_TIMINGS,
     ReapedCallback,
     ShutdownTimings,
+    SpawnedChild,
     StderrLineCallback,
     StderrMode,
     start_process,
@@ -48,6 +49,7 @@ def start_engine(
     max_line_bytes: int = MAX_RESPONSE_LINE_BYTES,
     max_response_bytes: int = MAX_RESPONSE_BYTES,
     on_reaped: ReapedCallback | None = None,
+    child: SpawnedChild | None = None,
 ) -> GtpClient:
     """Start an engine and return a client for it; its tasks run in ``nursery``.
 
@@ -68,6 +70,7 @@ def start_engine(
         stderr_tail_bytes=stderr_tail_bytes,
         timings=timings,
         on_reaped=on_reaped,
+        child=child,
     )
     client = GtpClient(
         process.stdout,

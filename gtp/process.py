@@ -424,7 +424,7 @@ async def open_process(
     ``timings``; after it nothing of the group is left and the leader is reaped.
     """
     argv = split_command(command)
-    proc = _spawn(argv, name=name, cwd=cwd, env=env, stderr=stderr,
+    proc = _spawn(argv, None, name=name, cwd=cwd, env=env, stderr=stderr,
                   on_stderr_line=on_stderr_line, stderr_tail_bytes=stderr_tail_bytes,
                   timings=timings)
     body_error: BaseException | None = None
@@ -461,6 +461,7 @@ def start_process(
     stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
     timings: ShutdownTimings = DEFAULT_TIMINGS,
     on_reaped: ReapedCallback | None = None,
+    child: SpawnedChild | None = None,
 ) -> EngineProcess:
     """Start an engine whose supervisor and stderr pump run in ``nursery``.
 
@@ -475,6 +476,7 @@ def start_process(
     argv = split_command(command)
     proc = _spawn(
         argv,
+        child,
         name=name,
         cwd=cwd,
         env=env,
@@ -488,8 +490,33 @@ def start_process(
     return proc
 
 
+SpawnedChild = tuple[int, subprocess.Popen[bytes] | None, int, int, int | None]
+"""A started child: pid, the Popen if one was needed, the parent's stdin, stdout, stderr ends."""
+
+
+async def spawn_off_the_loop(
+    command: str | Sequence[str | os.PathLike[str]],
+    *,
+    name: str,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stderr: StderrMode = "keep",
+) -> SpawnedChild:
+    """Start a child in a worker thread, for :func:`start_process` (``child=``) to take over.
+
+    ``posix_spawn`` suspends its caller until the child has called ``exec``,
+    and on a machine whose cores are busy the child may wait tens of
+    milliseconds for a CPU first: in the run loop's thread that would stall
+    every game's clock.  Not cancellable once begun (the child would be
+    orphaned): pass the result to ``start_process`` before the next checkpoint.
+    """
+    argv = split_command(command)
+    return await trio.to_thread.run_sync(spawn_child, argv, name, cwd, env, stderr)
+
+
 def _spawn(
     argv: list[str],
+    child: SpawnedChild | None,
     *,
     name: str,
     cwd: str | os.PathLike[str] | None,
@@ -500,7 +527,9 @@ def _spawn(
     timings: ShutdownTimings,
     on_reaped: ReapedCallback | None = None,
 ) -> EngineProcess:
-    pid, popen, stdin_w, stdout_r, stderr_r = spawn_child(argv, name, cwd, env, stderr)
+    if child is None:
+        child = spawn_child(argv, name, cwd, env, stderr)
+    pid, popen, stdin_w, stdout_r, stderr_r = child
     try:
         pidfd: int | None = os.pidfd_open(pid)
     except (AttributeError, OSError):

@@ -28,7 +28,7 @@ from arena.control.timecontrol import TIME_COMMANDS
 from gtp.client import GtpClient
 from gtp.errors import CommandFailed, EngineStartError, GtpError
 from gtp.launch import start_engine
-from gtp.process import ShutdownTimings, StderrMode
+from gtp.process import ShutdownTimings, StderrMode, spawn_off_the_loop
 
 STDERR_LOG_CAP: Final = 64 * 1024  # bytes of one engine's stderr kept in X.log per game
 _OPTIONAL_COMMANDS: Final = (
@@ -161,7 +161,7 @@ class EngineSession:
         await self.client.close_engine()
 
 
-def start_session(
+async def start_session(
     nursery: trio.Nursery,
     player: PlayerConfig,
     env: dict[str, str],
@@ -178,13 +178,19 @@ def start_session(
     """
     session = EngineSession(player, watch=watch)
     mode: StderrMode = "keep" if stderr == "log" else stderr
+    environment = {**player.environ_dict, **env}
+    # Spawned in a thread (other games' clocks run on), then taken over at once.
+    child = await spawn_off_the_loop(
+        player.command, name=player.code, cwd=player.cwd, env=environment, stderr=mode
+    )
     session.client = client = start_engine(
         nursery,
         player.command,
         name=player.code,
         cwd=player.cwd,
-        env={**player.environ_dict, **env},
+        env=environment,
         stderr=mode,
+        child=child,
         on_stderr_line=session._on_stderr if stderr == "log" else None,
         stderr_tail_bytes=4096,
         log=session._on_traffic if traffic_sink is not None else None,
@@ -330,7 +336,7 @@ class EngineProvider:
             await idle.close()
         env = engine_environment(game_id, self.slot)
         route: StderrRoute = "discard" if player.discard_stderr else self.stderr
-        session = start_session(
+        session = await start_session(
             self.nursery, player, env, route, stderr_sink, traffic_sink, self.watch
         )
         try:
@@ -378,7 +384,7 @@ async def check_player(
     description = ""
     async with trio.open_nursery() as nursery:
         try:
-            session = start_session(
+            session = await start_session(
                 nursery, player, engine_environment("startup-check", None), stderr, watch=watch
             )
         except EngineStartError as exc:
