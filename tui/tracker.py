@@ -16,6 +16,19 @@ the ETA divides what is left (of the competition, or of ``--max-games``) by
 that rate.  Results that come without a snapshot (the ringmaster skips
 snapshots that would cost too much) count as done until the next snapshot.
 Times are ``time.monotonic`` seconds unless a clock is given.
+
+What is shown is so:
+
+* A slot plays one game at a time, so a game that starts in a slot ends the
+  game that was in it.  That game is over but not yet announced (its
+  :class:`GameFinished` comes once its record is durable, after a group
+  commit that can take a while on a busy machine, by which time the slot has
+  started its next game): it leaves the games in progress at once and its
+  result shows when it comes.
+* A run that ended with the competition incomplete (``--max-games``) is shown
+  as stopped: "finished" means the competition is complete.  A watcher that
+  finds no run going on (:meth:`RunTracker.no_run`) says the same of a run
+  that vanished without its last event.
 """
 
 from __future__ import annotations
@@ -46,6 +59,9 @@ from arena.store.journal import JournalEntry, ResultEntry
 from tui.views import CompetitionDetail, CompetitionView, Counts, competition_view
 
 RECENT_RESULTS: Final = 8
+NO_RUN: Final = "not running"
+NO_RUN_VANISHED: Final = "the run ended without saying so (killed?)"
+INCOMPLETE: Final = "the competition is not complete"
 _ENDED: Final = frozenset({RunState.FINISHED, RunState.STOPPED, RunState.HALTED})
 WARNING_LINES: Final = 5
 
@@ -73,7 +89,7 @@ class GameView:
     game_id: str
     black: str
     white: str
-    moves: int | None  # None when not known (watching)
+    moves: int | None  # None when not known (watching, before the game's first move line)
     elapsed: float  # seconds since it started
     slot: int | None  # None when not known (watching)
     worker: str | None = None  # the cluster worker playing it (None: played here)
@@ -128,7 +144,7 @@ class _LiveGame:
     white: str
     slot: int | None
     started: float
-    moves: int = 0
+    moves: int | None
     worker: str | None = None
 
 
@@ -147,6 +163,8 @@ class RunTracker:
     _view_cache: CompetitionView | None = None
     _snapshot_dirty: bool = False
     _games: dict[str, _LiveGame] = attrs.Factory(dict)
+    _slots: dict[int, str] = attrs.Factory(dict)  # slot -> the last game started there
+    _recording: set[str] = attrs.Factory(set)  # over, its result not yet announced
     _recent: collections.deque[ResultView] = attrs.Factory(
         lambda: collections.deque(maxlen=RECENT_RESULTS)
     )
@@ -165,6 +183,7 @@ class RunTracker:
     _run_results: int = 0
     _run_ended: float | None = None
     _workers: WorkersChanged | None = None
+    _unsaid_end: bool = False  # no_run() ended the run: it did not say how
 
     # -- input ------------------------------------------------------------------
 
@@ -177,11 +196,7 @@ class RunTracker:
             return False
         now = self.clock() if at is None else at
         if isinstance(event, GameStarted):
-            slot = event.slot if event.slot >= 0 else None
-            self._games[event.game_id] = _LiveGame(
-                event.black, event.white, slot, now, worker=event.worker
-            )
-            self._started += 1
+            self._game_started(event, now)
             return False
         if isinstance(event, WorkersChanged):
             self._workers = event
@@ -211,12 +226,27 @@ class RunTracker:
             self._run_started, self._run_results, self._run_ended = now, 0, None
         elif event.state in _ENDED and self._run_ended is None:
             self._run_ended = now
+        self._unsaid_end = False
         self._state = event.state
         self._message = event.message
         return True
 
+    def _game_started(self, event: GameStarted, now: float) -> None:
+        slot = event.slot if event.slot >= 0 else None
+        if slot is not None:
+            previous = self._slots.get(slot)
+            if previous is not None and self._games.pop(previous, None) is not None:
+                self._recording.add(previous)  # over: its slot has moved on
+            self._slots[slot] = event.game_id
+        moves = None if self.watching else 0  # a watcher knows only what X.events says
+        self._games[event.game_id] = _LiveGame(
+            event.black, event.white, slot, now, moves, worker=event.worker
+        )
+        self._started += 1
+
     def _game_finished(self, event: GameFinished) -> None:
         self._games.pop(event.game_id, None)
+        self._recording.discard(event.game_id)
         result = event.result
         if not event.counted:
             return  # a duplicate of a result already counted
@@ -252,6 +282,21 @@ class RunTracker:
     def forget_games(self) -> None:
         """Forget every game in progress (a watcher saw a new run start)."""
         self._games.clear()
+        self._slots.clear()
+        self._recording.clear()
+
+    def no_run(self) -> None:
+        """No run is going on (a watcher found the run lock free): nothing is in progress.
+
+        A run that ended said how; one that did not (killed, or never
+        started) is shown as stopped, or finished if the competition is complete.
+        """
+        self.forget_games()
+        if self._state not in _ENDED:
+            ran = self._run_started is not None
+            self._state = RunState.STOPPED
+            self._message = NO_RUN_VANISHED if ran else NO_RUN
+            self._unsaid_end = True
 
     def add_warning(self, line: str) -> None:
         """A warning from the arena itself (shown with the engines' warnings, not counted)."""
@@ -310,17 +355,33 @@ class RunTracker:
         return self._run_results / (end - start)
 
     def _remaining(self, competition: CompetitionView | None, done: int) -> int | None:
+        unannounced = len(self._games) + len(self._recording)
         if self._state is RunState.STOPPING:
-            return len(self._games)
-        if self._state in (RunState.FINISHED, RunState.STOPPED, RunState.HALTED):
+            return unannounced
+        if self._state in _ENDED:
             return 0
         left: int | None = None
         if competition is not None and competition.games_total is not None:
             left = max(0, competition.games_total - done)
         if self.max_games is not None:
-            in_run = max(0, self.max_games - self._started) + len(self._games)
+            in_run = max(0, self.max_games - self._started) + unannounced
             left = in_run if left is None else min(left, in_run)
         return left
+
+    def _shown_state(self, competition: CompetitionView | None, done: int) -> tuple[RunState, str]:
+        """The run's state and message as shown: "finished" only for a complete competition."""
+        state, message = self._state, self._message
+        if competition is None:
+            return state, message
+        total = competition.games_total
+        complete = competition.complete or (total is not None and done >= total)
+        if self._unsaid_end and complete:
+            return RunState.FINISHED, "competition complete"
+        if state is not RunState.FINISHED or complete:
+            return state, message
+        if self.max_games is not None and self._started >= self.max_games:
+            return RunState.STOPPED, f"after --max-games {self.max_games}; {INCOMPLETE}"
+        return RunState.STOPPED, f"the run ended; {INCOMPLETE}"
 
     def view(self) -> DashboardView:
         now = self.clock()
@@ -328,6 +389,7 @@ class RunTracker:
         done = self._unsnapshotted + (competition.games_done if competition is not None else 0)
         rate = self._rate(done, now)
         remaining = self._remaining(competition, done)
+        state, message = self._shown_state(competition, done)
         eta = None
         if remaining == 0:
             eta = 0.0
@@ -338,7 +400,7 @@ class RunTracker:
                 game_id,
                 g.black,
                 g.white,
-                None if self.watching else g.moves,
+                g.moves,
                 max(0.0, now - g.started),
                 g.slot,
                 g.worker,
@@ -350,8 +412,8 @@ class RunTracker:
             kind=competition.kind if competition is not None else "",
             description=competition.description if competition is not None else None,
             board=competition.board if competition is not None else None,
-            state=self._state,
-            message=self._message,
+            state=state,
+            message=message,
             games_done=done,
             games_total=competition.games_total if competition is not None else None,
             rate=rate,

@@ -3,8 +3,10 @@
 Like :mod:`tui.competition_tables` (which chooses among them), each renderer
 takes a view from :mod:`tui.views`, a width and a line budget and returns at
 most that many lines.  The cross-entropy tuner shows its current
-distribution, then the generation's samples, most wins first, and the
-distributions of the latest finished generations when there is room; the
+distribution, then the generation's samples, most wins first (or a line
+saying they are not known yet: ``arena watch`` before the run has recorded
+its state), and the distributions of the latest finished generations when
+there is room; the
 SPSA tuner one row per parameter: theta now, the perturbation ``c`` and
 learning rate ``r`` of the next iteration, and a sparkline of its trajectory.
 """
@@ -15,6 +17,8 @@ from rich.text import Text
 
 from tui.tables import Cell, Column, format_number, line, more, table_lines
 from tui.views import CeTunerView, SpsaTunerView
+
+SAMPLES_NOT_RECORDED = "samples: not recorded yet (the run records them with its first result)"
 
 
 def ce_tuner_natural_height(detail: CeTunerView) -> int:
@@ -62,6 +66,8 @@ def ce_tuner_lines(detail: CeTunerView, width: int, budget: int) -> list[Text]:
         lines.extend(table_lines(columns, rows, width, row_styles=styles))
         if len(shown) < len(samples) and len(lines) < budget:
             lines.append(more(len(samples) - len(shown), "samples", width))
+    elif not samples and detail.generation < detail.generations and table_room >= 1:
+        lines.append(line(SAMPLES_NOT_RECORDED, width, "dim"))
     for text in detail.history[len(detail.history) - history_room :] if history_room else ():
         lines.append(line(text, width, "dim"))
     return lines[:budget]

@@ -6,13 +6,25 @@ same :class:`tui.tracker.RunTracker` the live display uses:
 
 * ``X.events`` (JSON lines, :mod:`arena.run.events`): the run's own events,
   decoded as they were emitted: runs starting and ending, games starting and
-  finishing, engine warnings.  When attaching, the last few MB are read, so
-  the recent results and the games in progress are there at once;
+  finishing, their move numbers (a line a second at most), engine warnings.
+  When attaching, the last few MB are read, so the recent results and the
+  games in progress are there at once;
 * ``X.status`` + ``X.journal`` (through :func:`arena.store.journal.read_state`):
   the competition's snapshot, rebuilt when either file changes.
 
+It shows only what these files record.  The competition is rebuilt from the
+control file plus the recorded state, and before a run has recorded any (no
+``X.status`` yet: its first result is not durable) a tuner's random draws are
+not known: the run drew its seed when it started and keeps it in memory
+until then, so a fresh competition here would show samples the run never
+plays.  Those parts are left out (:func:`recorded_only`) until the state is
+on disk.
+
 Nothing depends on the wording of ``X.log``.  It exits when the run ends (the
-lock is free: :func:`arena.store.files.is_running`) or on Ctrl-C or ``q``.
+lock is free: :func:`arena.store.files.is_running`) or on Ctrl-C or ``q``;
+a run that is not going on is shown as stopped, or finished when the
+competition is complete, whatever the last events said (a killed run says
+nothing).
 When stdout is not a terminal it prints one plain line per newly finished
 game instead of the dashboard, and a summary at the end; a competition that
 is not running is shown by its final picture (in plain text without a
@@ -34,6 +46,7 @@ import attrs
 import trio
 from rich.console import Console
 
+from arena.competitions.snapshots import CeTunerSnapshot, CompetitionSnapshot
 from arena.control.config import CompetitionConfig
 from arena.errors import StateError
 from arena.output.wording import finished_line
@@ -52,6 +65,7 @@ FINAL_PICTURE_LINES: Final = 200  # room for the final picture when printed to a
 _NEW_RUN_OR_ENDED: Final = frozenset(
     {RunState.CHECKING, RunState.RUNNING, RunState.FINISHED, RunState.STOPPED, RunState.HALTED}
 )
+
 
 def _read_from(path: Path, offset: int) -> tuple[bytes, int]:
     """Complete lines of ``path`` from ``offset``; the new offset (after the last newline)."""
@@ -80,6 +94,19 @@ def _tail_offset(path: Path, keep: int) -> int:
         file.seek(size - keep)
         skipped = file.readline()  # a partial line
     return size - keep + len(skipped)
+
+
+def recorded_only(snapshot: CompetitionSnapshot, state_recorded: bool) -> CompetitionSnapshot:
+    """The snapshot without what the competition's files do not record (module docstring).
+
+    Only the cross-entropy tuner shows random draws (its generation's
+    samples, from the seed in the state); the Monte Carlo tuner's candidates
+    and SPSA's parameters follow from the control file, and neither shows
+    the seed's tie-breaks or perturbation signs.
+    """
+    if state_recorded or not isinstance(snapshot, CeTunerSnapshot):
+        return snapshot
+    return attrs.evolve(snapshot, candidates=())
 
 
 def _signature(path: Path) -> tuple[int, int]:
@@ -119,7 +146,10 @@ class CompetitionFollower:
             return True  # events alone: no new snapshot needed (it can be costly)
         try:
             loaded = read_state(files, self.config.competition_type)
-            snapshot = load_competition(self.config, loaded).snapshot()
+            snapshot = recorded_only(
+                load_competition(self.config, loaded).snapshot(),
+                state_recorded=loaded.competition is not None,
+            )
         except (StateError, ValueError, OSError):
             if first:
                 raise
@@ -190,6 +220,7 @@ async def _follow(
             checked = trio.current_time()
             if not running():
                 follower.poll()
+                follower.tracker.no_run()
                 draw()
                 return
         draw()
@@ -220,6 +251,7 @@ async def watch_competition(
     follower.poll()
     running = is_running(files)
     if not running:
+        tracker.no_run()
         print_final(_plain_console(out, console.width) if plain else console, tracker)
         return 0
 

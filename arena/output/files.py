@@ -4,8 +4,12 @@
   runs starting and ending, games starting and finishing, void games, engine
   stderr lines (when ``stderr_to_log``), warnings;
 * ``X.hist``: each counted result, and the tuners' tree dumps;
-* ``X.events``: one JSON object per event (moves excluded), with its wall-clock
-  ``time``; this is what ``arena watch`` follows.
+* ``X.events``: one JSON object per event, with its wall-clock ``time``; this
+  is what ``arena watch`` follows.  Moves are thinned out: a game's latest
+  move goes there at most once every ``MOVE_LINE_SECONDS`` (none in its first
+  such interval).  A watcher's move column needs no more, and the file stays
+  small enough for the tail a watcher reads when it attaches to still hold
+  the starts of the games in progress.
 
 All three are appended to, line by line, and survive between runs (``arena
 reset`` deletes them).  :class:`GtpLogs` opens ``X.gtplogs/<game>.log`` for
@@ -19,13 +23,17 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Final
 
 import attrs
+import trio
 
 from arena.output.wording import history_lines, log_line
-from arena.run.events import Event, event_to_json
+from arena.run.events import Event, GameFinished, GameStarted, MovePlayed, event_to_json
 from arena.store.files import CompetitionFiles
+
+# A game's latest move goes to X.events at most this often (a watcher redraws at 4 Hz).
+MOVE_LINE_SECONDS: Final = 1.0
 
 
 def _open_append(path: Path) -> IO[str]:
@@ -38,12 +46,18 @@ def _stamp() -> str:
 
 @attrs.define
 class RunFiles:
-    """Subscriber: appends each event to ``X.log``, ``X.hist`` and ``X.events``."""
+    """Subscriber: appends each event to ``X.log``, ``X.hist`` and ``X.events``.
+
+    Subscribe it with ``moves=True``: it keeps one move per game and
+    ``MOVE_LINE_SECONDS`` (by ``clock``, the run's trio clock unless given).
+    """
 
     files: CompetitionFiles
+    clock: Callable[[], float] = trio.current_time
     _log: IO[str] = attrs.field(init=False)
     _hist: IO[str] = attrs.field(init=False)
     _events: IO[str] = attrs.field(init=False)
+    _next_move_line: dict[str, float] = attrs.Factory(dict)  # game id -> clock time
 
     def __attrs_post_init__(self) -> None:
         self._log = _open_append(self.files.log)
@@ -51,6 +65,13 @@ class RunFiles:
         self._events = _open_append(self.files.events)
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, MovePlayed):
+            if not self._move_due(event.game_id):
+                return
+        elif isinstance(event, GameStarted):
+            self._next_move_line[event.game_id] = self.clock() + MOVE_LINE_SECONDS
+        elif isinstance(event, GameFinished):
+            self._next_move_line.pop(event.game_id, None)
         line = log_line(event)
         if line is not None:
             self._log.write(f"{_stamp()} {line}\n")
@@ -60,6 +81,18 @@ class RunFiles:
         if data is not None:
             data["time"] = round(time.time(), 3)
             self._events.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def _move_due(self, game_id: str) -> bool:
+        """Whether this game's move goes to X.events now (then the next one a while later)."""
+        now = self.clock()
+        due = self._next_move_line.get(game_id)
+        if due is None:  # its start came before this subscriber: count from now
+            self._next_move_line[game_id] = now + MOVE_LINE_SECONDS
+            return False
+        if now < due:
+            return False
+        self._next_move_line[game_id] = now + MOVE_LINE_SECONDS
+        return True
 
     def close(self) -> None:
         for file in (self._log, self._hist, self._events):

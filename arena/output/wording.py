@@ -95,16 +95,22 @@ def finished_line(event: GameFinished) -> str:
 class PlainWording:
     """What a run prints without the dashboard: stdout lines and stderr lines.
 
-    Keeps count of the games in progress, for the stopping line.
+    Keeps count of the games in progress, for the stopping line: a game
+    leaves them when it is announced or when its slot starts another game
+    (it is over then, its record on its way to the disk).
     """
 
     def __init__(self, code: str) -> None:
         self.code = code
         self._running: set[str] = set()
+        self._slots: dict[int, str] = {}
 
     def lines(self, event: Event) -> tuple[list[str], list[str]]:
         """(stdout lines, stderr lines) for ``event``."""
         if isinstance(event, GameStarted):
+            if event.slot >= 0:
+                self._running.discard(self._slots.get(event.slot, ""))
+                self._slots[event.slot] = event.game_id
             self._running.add(event.game_id)
             return [], []
         if isinstance(event, GameFinished):

@@ -5,11 +5,13 @@ and never formats text: it emits these events on an :class:`EventBus`, and
 subscribers render them (plain lines on stdout, ``X.log``, ``X.hist`` and
 ``X.events`` in :mod:`arena.output`, the live dashboard in :mod:`tui`).
 
-Every event but :class:`MovePlayed` has a JSON form (:func:`event_to_json`,
+Every event but :class:`SnapshotTaken` has a JSON form (:func:`event_to_json`,
 :func:`event_from_json`): one object per line of ``X.events``, which is what
 ``arena watch`` follows.  Game results in it are the journal's JSON; records
 and competition snapshots stay in memory (the watcher rebuilds the snapshot
-from ``X.status`` and ``X.journal``).
+from ``X.status`` and ``X.journal``).  ``X.events`` gets only a few of the
+:class:`MovePlayed` events (:class:`arena.output.files.RunFiles` thins them
+out per game).
 
 A :class:`GameFinished` event is emitted only once the game's record, journal
 entry and status are durable on disk (:mod:`arena.store.writer`).
@@ -27,7 +29,7 @@ import trio
 
 from arena.competitions.snapshots import CompetitionSnapshot
 from arena.results import ArenaLatency, GameRecord, GameResult
-from gtp.vertex import Colour, Move
+from gtp.vertex import PASS, RESIGN, Colour, Move
 
 DEFAULT_EVENT_BUFFER: Final = 1024
 
@@ -234,6 +236,14 @@ def event_to_json(event: Event) -> dict[str, Any] | None:
         if event.worker is not None:
             data["worker"] = event.worker
         return data
+    if isinstance(event, MovePlayed):
+        return {
+            "event": "move",
+            "game_id": event.game_id,
+            "colour": event.colour.value,
+            "move": _move_to_json(event.move),
+            "moves": event.moves_played,
+        }
     if isinstance(event, GameFinished):
         data = {
             "event": "game_finished",
@@ -265,7 +275,25 @@ def event_to_json(event: Event) -> dict[str, Any] | None:
         return {"event": "tree", "lines": list(event.lines)}
     if isinstance(event, WorkersChanged):
         return {"event": "workers", "workers": event.workers, "threads": event.threads}
-    return None  # moves and snapshots
+    return None  # snapshots
+
+
+def _move_to_json(move: Move) -> str | list[int]:
+    if move.is_resign:
+        return "resign"
+    if move.point is None:
+        return "pass"
+    return list(move.point)
+
+
+def _move_from_json(value: object) -> Move:
+    if value == "resign":
+        return RESIGN
+    if value == "pass":
+        return PASS
+    if isinstance(value, list) and len(value) == 2 and all(type(n) is int for n in value):
+        return Move((value[0], value[1]))
+    raise ValueError(f"not a move: {value!r}")
 
 
 def _text(data: Mapping[str, Any], key: str) -> str:
@@ -300,6 +328,13 @@ def event_from_json(data: object) -> Event:
                 _text(data, "white"),
                 int(data.get("slot", -1)),
                 _optional_text(data, "worker"),
+            )
+        if kind == "move":
+            return MovePlayed(
+                _text(data, "game_id"),
+                Colour(data["colour"]),
+                _move_from_json(data["move"]),
+                int(data["moves"]),
             )
         if kind == "game_finished":
             raw = data.get("result")

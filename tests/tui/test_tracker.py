@@ -17,7 +17,7 @@ from arena.run.events import (
 from gtp.vertex import PASS, Colour
 from tui.tracker import RunTracker
 
-from .builders import FakeClock, game_finished, playoff, tracker_for
+from .builders import FakeClock, game_finished, playoff, screen, tracker_for
 
 
 def result(
@@ -139,3 +139,62 @@ def test_results_without_snapshot_count_until_the_next_one(tmp_path: Path) -> No
     assert tracker.view().games_done == 1
     tracker.set_snapshot(competition.snapshot())  # the competition never counted it
     assert tracker.view().games_done == 0
+
+
+def test_a_slot_that_starts_a_game_has_finished_its_last_one(tmp_path: Path) -> None:
+    # The order of practice: a slot's game ends, the slot starts its next game
+    # at once, and the first game is announced once its record is on disk.
+    competition = playoff(tmp_path)
+    clock = FakeClock(0.0)
+    tracker = RunTracker("league", clock=clock, max_games=6)
+    tracker.set_snapshot(competition.snapshot())
+    tracker.handle(RunStateChanged(RunState.RUNNING, parallel=2))
+    tracker.handle(GameStarted("0_00", "player00", "player01", 0))
+    tracker.handle(GameStarted("0_01", "player01", "player00", 1))
+    clock.now = 10.0
+    tracker.handle(GameStarted("0_02", "player00", "player01", 0))  # 0_00 is over
+    lines = screen(tracker.view(), 100, 30)
+    assert "2 running" in lines[1]
+    assert "In progress: 2 game(s)" in lines
+    assert not [line for line in lines if line.startswith("0_00")]
+    tracker.handle(game_finished("0_00", result(EndReason.RESIGN, game_id="0_00")))
+    view = tracker.view()
+    assert [g.game_id for g in view.in_progress] == ["0_01", "0_02"]
+    assert [r.game_id for r in view.recent] == ["0_00"]
+    assert view.eta == pytest.approx(50.0)  # 2 running and 3 to start, at 0.1 games/s
+
+
+def test_games_of_unknown_slots_stay_until_announced() -> None:
+    tracker = RunTracker("x", clock=FakeClock(), watching=True)
+    tracker.handle(GameStarted("0_0", "a", "b", -1))  # X.events of an older run
+    tracker.handle(GameStarted("0_1", "b", "a", -1))
+    assert [g.game_id for g in tracker.view().in_progress] == ["0_0", "0_1"]
+
+
+def test_a_watcher_shows_a_move_number_once_x_events_gives_one() -> None:
+    tracker = RunTracker("x", clock=FakeClock(), watching=True)
+    tracker.handle(GameStarted("0_0", "a", "b", 0))
+    assert [g.moves for g in tracker.view().in_progress] == [None]
+    tracker.handle(MovePlayed("0_0", Colour.WHITE, PASS, 42))
+    lines = screen(tracker.view(), 80, 20)
+    row = next(line for line in lines if line.startswith("0_0"))
+    assert row.split()[3] == "42"
+
+
+def test_a_run_that_stops_short_of_the_competition_is_not_finished(tmp_path: Path) -> None:
+    # `arena run --max-games 2`: the run says it finished; the competition has not.
+    tracker = tracker_for(playoff(tmp_path, games=20), finished=2)
+    tracker.max_games = 2
+    tracker.handle(RunStateChanged(RunState.FINISHED, "run finished"))
+    lines = screen(tracker.view(), 100, 30)
+    assert "stopped" in lines[0] and "finished" not in lines[0]
+    assert "stopped: after --max-games 2; the competition is not complete" in lines
+
+
+def test_a_complete_competition_is_finished_even_if_its_run_vanished(tmp_path: Path) -> None:
+    competition = playoff(tmp_path, games=2)
+    tracker = tracker_for(competition, finished=2)
+    tracker.watching = True
+    tracker.no_run()  # the run was killed after its last game, before its last event
+    view = tracker.view()
+    assert (view.state, view.message) == (RunState.FINISHED, "competition complete")
