@@ -23,6 +23,7 @@ from engines.mcts.gtp_engine import (
 )
 from engines.mcts.policy import POLICY_NAMES
 from engines.mcts.search import SearchConfig
+from engines.mcts.timecontrol import MARGIN_FLOOR, MIN_SIMULATIONS, OVERRUN_WINDOW
 from gtp.server import run_stdio
 
 
@@ -34,7 +35,19 @@ def _parser() -> argparse.ArgumentParser:
         description="Sample Monte Carlo tree search Go engine speaking GTP on stdin/stdout.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    limits = parser.add_argument_group("limits")
+    limits = parser.add_argument_group(
+        "limits",
+        "Under time settings (time_settings, kgs-time_settings, kata-time_settings"
+        " with Fischer) a move spends its share of main time, or the byo-yomi or"
+        " Canadian period it is in, and always leaves room for at least"
+        f" {MIN_SIMULATIONS} simulations; it never takes more than the clock allows"
+        " minus a safety margin the engine measures on itself: its worst overrun"
+        f" of the last {OVERRUN_WINDOW} moves beyond the search time it planned"
+        " and its worst stall (a slice of simulations slower than usual), plus"
+        f" {MARGIN_FLOOR:g} s for the pipe. A move with no time to search"
+        " plays the best move by the priors, never a pass while another move is"
+        " legal.",
+    )
     limits.add_argument("--playouts", type=int, default=engine_defaults.playouts, metavar="N",
                         help="simulations per move (0: time decides)")
     limits.add_argument("--move-time", type=float, default=engine_defaults.move_time, metavar="S",
@@ -186,6 +199,7 @@ def options_from_args(argv: Sequence[str] | None = None) -> EngineOptions:
 def main(argv: Sequence[str] | None = None) -> int:
     options = options_from_args(argv)
     engine = MctsEngine(options)
+    engine.warm_up()  # before the controller's clock runs
     try:
         return run_stdio(build_server(engine))
     finally:

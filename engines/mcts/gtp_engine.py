@@ -9,6 +9,22 @@ that the server can read input meanwhile and stop at once when the
 controller closes the engine's output.  A ``quit`` or the end of input queued
 behind a ``genmove`` waits for its full answer (see :mod:`gtp.server`).
 
+Under a clock a move is timed from the moment the server hands the engine
+the ``genmove`` (the handler is an ordinary function that notes the time and
+returns the coroutine that thinks) to the moment its answer is ready.  The
+allowance comes from :mod:`engines.mcts.timecontrol`: the search stops at the
+target once it has run :data:`~engines.mcts.timecontrol.MIN_SIMULATIONS`
+simulations, else goes on towards the hard limit until it has; what the move
+took beyond the planned search is reported back as the overrun that sets the
+next moves' safety margin, with, on Linux, the time the engine waited for a
+processor before it could read the command (its thread's run-queue wait in
+``/proc/thread-self/schedstat`` since the ``time_left`` or answer before).
+A move the search never reached (no simulation finished) is the best move
+by the priors, never a pass or a resignation while a legal move that fills
+no own eye remains; its explanation says so.
+Each board size is warmed up (its tables built, the simulation time
+measured) before its first move, so that no clocked move pays for that.
+
 Scoring and statuses (``final_score``, ``final_status_list``,
 ``kgs-genmove_cleanup``) come from the ownership that a search of the
 current position collects, read by :mod:`engines.mcts.scoring`.
@@ -22,6 +38,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Awaitable
 from importlib import metadata
 from typing import Final, Literal
 
@@ -34,7 +51,15 @@ from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard, geometry
 from engines.mcts.parallel import WorkerError, WorkerPool
 from engines.mcts.scoring import Status, chains_of, classify_chains
 from engines.mcts.search import RESIGN, Decision, Search, SearchConfig
-from engines.mcts.timecontrol import Clock, TimeSettings
+from engines.mcts.timecontrol import (
+    MIN_SIMULATIONS,
+    Allowance,
+    Clock,
+    SafetyMargin,
+    SimulationRate,
+    TimeSettings,
+    longest_stall,
+)
 from gtp.arguments import parse_float, parse_int
 from gtp.board import Board, format_score
 from gtp.server import GtpFailure, GtpServer, Handler
@@ -43,6 +68,9 @@ from gtp.vertex import Colour, Point, format_vertex
 ENGINE_NAME: Final = "arena-mcts"
 SLICE_SECONDS: Final = 0.02  # search time between two checkpoints
 FALLBACK_MOVE_TIME: Final = 5.0  # seconds, when neither playouts nor time limit a move
+WARM_UP_SIMULATIONS: Final = 8  # run on an empty board of each new size before its first move
+# Linux: the second field is how long this thread has been runnable without a CPU (ns)
+RUN_QUEUE_FILE: Final = "/proc/thread-self/schedstat"
 
 HandicapCompensation = Literal["full", "short", "none"]
 
@@ -101,6 +129,15 @@ def describe_options(options: EngineOptions) -> list[str]:
     return lines
 
 
+def run_queue_seconds() -> float | None:
+    """Seconds this thread has waited, runnable, for a processor so far; None if unknown."""
+    try:
+        with open(RUN_QUEUE_FILE, "rb") as stats:
+            return int(stats.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _next_batch(count: int, elapsed: float) -> int:
     """Simulations for the next slice: aimed at SLICE_SECONDS, at most doubling."""
     wanted = int(count * SLICE_SECONDS / max(elapsed, 1e-6))
@@ -117,6 +154,17 @@ def _parse_colour(args: tuple[str, ...]) -> Colour:
     return Colour.parse(args[0])
 
 
+@attrs.frozen
+class _Thought:
+    """A move's decision and the plan it was timed by."""
+
+    decision: Decision
+    allowance: Allowance | None  # None: time did not limit the move
+    planned: float  # seconds from the command at which the search planned to stop
+    margin: float  # the safety margin the allowance kept back
+    stall: float = 0.0  # the search's longest stall (timecontrol.longest_stall)
+
+
 @attrs.define
 class MctsEngine:
     """One engine process's state; :func:`build_server` exposes it over GTP."""
@@ -128,6 +176,12 @@ class MctsEngine:
     _clock: Clock = attrs.field(init=False)
     _cpu_seconds: float = attrs.field(init=False, default=0.0)
     _explanation: str = attrs.field(init=False, default="")
+    _margin: SafetyMargin = attrs.field(init=False, factory=SafetyMargin)
+    _rate: SimulationRate = attrs.field(init=False, factory=SimulationRate)
+    _warm_size: int = attrs.field(init=False, default=0)
+    # run_queue_seconds() after the last answer or time_left: the wait since then,
+    # read when a genmove arrives, is how long the engine was slow to read it
+    _queue_mark: float | None = attrs.field(init=False, default=None)
     _status_cache: tuple[object, dict[Point, Status]] | None = attrs.field(init=False, default=None)
 
     def __attrs_post_init__(self) -> None:
@@ -172,6 +226,25 @@ class MctsEngine:
         self._explanation = ""
         self._status_cache = None
         self._clock.reset(self._clock.settings)
+        if self.size != self._warm_size:
+            self.warm_up()
+
+    def warm_up(self) -> None:
+        """Search the empty board of the current size a little, on a search of its own.
+
+        The first search on a board size builds tables (shapes, eyes, the
+        board's geometry) that take far longer than a simulation; doing it
+        here keeps that out of the first clocked move, and the time the
+        simulations take is the engine's first measure of its speed.
+        """
+        size = self.size
+        search = Search(attrs.evolve(self.options.search, noise_fraction=0.0), self.options.seed)
+        search.set_position(FastBoard(size), self._effective_komi())
+        search.simulate(1)  # the tables
+        timed = time.perf_counter()
+        search.simulate(WARM_UP_SIMULATIONS)
+        self._rate.reset(WARM_UP_SIMULATIONS, time.perf_counter() - timed)
+        self._warm_size = size
 
     @property
     def _setup_key(self) -> object:
@@ -180,68 +253,107 @@ class MctsEngine:
     # ------------------------------------------------------------------
     # Playing
 
-    async def genmove(self, args: tuple[str, ...]) -> str:
-        colour = _parse_colour(args)
-        return await self._generate(colour, cleanup=False, allow_claim=False)
+    # The genmove handlers are plain functions: the server calls them as soon
+    # as it has read the command, so the time they note is when the move's
+    # clock started for us; the coroutine they return does the thinking.
 
-    async def genmove_cleanup(self, args: tuple[str, ...]) -> str:
+    def genmove(self, args: tuple[str, ...]) -> Awaitable[str]:
+        started = self._start_move()
         colour = _parse_colour(args)
-        return await self._generate(colour, cleanup=True, allow_claim=False)
+        return self._generate(colour, started, cleanup=False, allow_claim=False)
 
-    async def genmove_ex(self, args: tuple[str, ...]) -> str:
+    def genmove_cleanup(self, args: tuple[str, ...]) -> Awaitable[str]:
+        started = self._start_move()
+        colour = _parse_colour(args)
+        return self._generate(colour, started, cleanup=True, allow_claim=False)
+
+    def genmove_ex(self, args: tuple[str, ...]) -> str | Awaitable[str]:
+        started = self._start_move()
         if not args:
             return "claim"
         colour = Colour.parse(args[0])
-        return await self._generate(colour, cleanup=False, allow_claim="claim" in args[1:])
+        return self._generate(colour, started, cleanup=False, allow_claim="claim" in args[1:])
 
-    async def _generate(self, colour: Colour, *, cleanup: bool, allow_claim: bool) -> str:
+    def _start_move(self) -> tuple[float, float]:
+        """When the command was handed over, and how late the engine was to read it.
+
+        The second is the time the engine waited for a processor since its
+        last answer or ``time_left``: mostly the wait to wake up and read this
+        command, which the controller's clock counts and ours cannot see.
+        """
+        received = time.perf_counter()
+        waited = run_queue_seconds()
+        if waited is None or self._queue_mark is None:
+            return received, 0.0
+        return received, max(0.0, waited - self._queue_mark)
+
+    async def _generate(
+        self, colour: Colour, started: tuple[float, float], *, cleanup: bool, allow_claim: bool
+    ) -> str:
+        received, late = started
         cpu_start = time.process_time()
-        wall_start = time.perf_counter()
         try:
-            decision = await self._think(colour, cleanup=cleanup, started=wall_start)
+            thought = await self._think(colour, received, cleanup=cleanup)
         finally:
             self._cpu_seconds += time.process_time() - cpu_start
-        self._clock.spent(colour, time.perf_counter() - wall_start)
+        decision = thought.decision
         if allow_claim and decision.claim and decision.move != RESIGN:
-            self._explanation = self._explain(colour, decision, "claim")
-            return "claim"
-        if decision.move == RESIGN:
-            self._explanation = self._explain(colour, decision, "resign")
-            return "resign"
-        point = None if decision.move == PASS else self._geo_point(decision.move)
-        self.board.play(colour, point)  # legal by construction; a bug if not
-        answer = format_vertex(point, self.size)
-        self._explanation = self._explain(colour, decision, answer)
+            answer = "claim"
+        elif decision.move == RESIGN:
+            answer = "resign"
+        else:
+            point = None if decision.move == PASS else self._geo_point(decision.move)
+            self.board.play(colour, point)  # legal by construction; a bug if not
+            answer = format_vertex(point, self.size)
+        self._explanation = self._explain(colour, thought, answer, time.perf_counter() - received)
+        took = time.perf_counter() - received
+        self._clock.spent(colour, took)
+        if self._clock.limited:
+            self._margin.record(late + took - thought.planned, thought.stall)
+        self._queue_mark = run_queue_seconds()
         return answer
 
     def _geo_point(self, index: int) -> Point:
         return geometry(self.size).point(index)
 
-    async def _think(self, colour: Colour, *, cleanup: bool, started: float) -> Decision:
+    async def _think(self, colour: Colour, received: float, *, cleanup: bool) -> _Thought:
         fast, history, moves = self._fast_position(colour)
         komi = self._effective_komi()
         search = self._search
+        margin = self._margin.seconds
         if not cleanup and self._opponent_passed(colour):
-            margin = fast.area_score() - komi
-            if (margin > 0) == (colour is Colour.BLACK) and margin != 0:
+            lead = fast.area_score() - komi
+            if (lead > 0) == (colour is Colour.BLACK) and lead != 0:
                 search.set_position(
                     fast, komi, history=history, setup_key=self._setup_key, moves=moves
                 )
-                return Decision(PASS, 1.0, search.root_visits, (), False)
+                decision = Decision(PASS, 1.0, search.root_visits, (), False, "score")
+                return _Thought(decision, None, 0.0, margin)
         search.track_ownership = cleanup
         search.set_position(fast, komi, history=history, setup_key=self._setup_key, moves=moves)
-        budget = self._clock.budget(colour, len(fast.empties))
-        if budget is None and self.options.move_time > 0:
-            budget = self.options.move_time
-        if budget is None and self.options.playouts == 0:
-            budget = FALLBACK_MOVE_TIME
-        if budget is not None:  # counted from the command, not from here
-            budget = max(0.0, budget - (time.perf_counter() - started))
-        await self._run(search, self.options.playouts, budget)
+        allowance = self._allowance(colour, len(fast.empties), margin)
+        soft = hard = None
+        if allowance is not None:  # counted from the command, not from here
+            soft, hard = received + allowance.target, received + allowance.limit
+        playouts = self.options.playouts
+        minimum = min(MIN_SIMULATIONS, playouts) if playouts else MIN_SIMULATIONS
+        stop, stall = await self._run(search, playouts, soft, hard, minimum)
         decision = search.decide(allow_resign=not cleanup)
         if cleanup and decision.move == PASS:
             decision = self._cleanup_move(search, fast, decision)
-        return decision
+        planned = max(0.0, stop - received)
+        return _Thought(decision, allowance, planned, margin, stall)
+
+    def _allowance(self, colour: Colour, empty_points: int, margin: float) -> Allowance | None:
+        """The clock's allowance, else ``--move-time``, else the fallback when playouts are 0."""
+        allowance = self._clock.allowance(
+            colour, empty_points, margin=margin, simulation_seconds=self._rate.seconds
+        )
+        if allowance is None and self.options.move_time > 0:
+            return Allowance(self.options.move_time, self.options.move_time)
+        if allowance is None and self.options.playouts == 0:
+            return Allowance(FALLBACK_MOVE_TIME, FALLBACK_MOVE_TIME)
+        return allowance
 
     def _cleanup_move(self, search: Search, fast: FastBoard, decision: Decision) -> Decision:
         """Don't pass while opponent stones the playouts capture are on the board."""
@@ -258,25 +370,59 @@ class MctsEngine:
                 )
         return decision
 
-    async def _run(self, search: Search, playouts: int, budget: float | None) -> int:
-        """Simulate until the playouts are done or the budget is spent, in slices."""
-        deadline = None if budget is None else time.perf_counter() + budget
+    async def _run(
+        self,
+        search: Search,
+        playouts: int,
+        soft: float | None = None,
+        hard: float | None = None,
+        minimum: int = 0,
+    ) -> tuple[float, float]:
+        """Simulate in slices until the playouts are done or time is up; when, and its stall.
+
+        ``soft`` and ``hard`` are deadlines on the performance counter: the
+        search stops at ``soft`` once it has run ``minimum`` simulations and
+        goes on towards ``hard`` until it has.  The answer is the moment the
+        search planned to stop: the deadline it reached, or when it had run
+        its playouts (or, past ``soft``, its minimum); then the longest stall
+        (:func:`~engines.mcts.timecontrol.longest_stall`) of its slices.
+        """
+        per_simulation = self._rate.seconds
+        batch = max(1, int(SLICE_SECONDS / per_simulation))
         done = 0
-        batch = 4
+        started = time.perf_counter()
+        extended = False
+        slices: list[tuple[int, float]] = []
         while True:
+            now = time.perf_counter()
             if playouts and done >= playouts:
+                stop = now
                 break
+            if done < minimum:
+                deadline = hard
+            else:
+                if not extended and soft is not None and done:
+                    soft = max(soft, now)  # the minimum is what kept it going this long
+                extended = True
+                deadline = soft
             count = batch if not playouts else min(batch, playouts - done)
             if deadline is not None:
-                left = deadline - time.perf_counter()
-                if left <= 0:
+                left = deadline - now
+                if left < per_simulation / 2:  # not even half a simulation fits
+                    stop = min(deadline, now)
                     break
-                if left < SLICE_SECONDS:  # the last slice ends near the deadline
-                    count = max(1, int(count * left / SLICE_SECONDS))
-            batch = self._run_slice(search, count)
+                count = min(count, max(1, int(left / per_simulation)))
+            slice_started = time.perf_counter()
+            self._simulate(search, count)
+            took = time.perf_counter() - slice_started
+            slices.append((count, took))
+            per_simulation = max(took, 1e-6) / count
+            batch = _next_batch(count, took)
             done += count
             await trio.sleep(0)
-        return done
+        if done:
+            self._rate.record(done, time.perf_counter() - started)
+        return stop, longest_stall(slices)
 
     def _run_slice(self, search: Search, count: int) -> int:
         """Run ``count`` simulations; returns how many the next slice should run."""
@@ -317,12 +463,22 @@ class MctsEngine:
         fast.to_move = _code(to_move)
         return fast, history, plays
 
-    def _explain(self, colour: Colour, decision: Decision, answer: str) -> str:
+    def _explain(self, colour: Colour, thought: _Thought, answer: str, took: float) -> str:
+        """``gomill-explain_last_move``: what chose the move, root visits, time and plan."""
+        decision = thought.decision
+        if decision.basis == "score":
+            return f"{answer}: the opponent passed and {colour.gtp_name} leads on the board"
+        timing = f"{decision.root_visits} root visits in {took:.3f} s"
+        allowance = thought.allowance
+        if allowance is not None and self._clock.limited:
+            timing += (
+                f" (target {allowance.target:.3f} s, planned {thought.planned:.3f} s,"
+                f" limit {allowance.limit:.3f} s, margin {thought.margin:.3f} s)"
+            )
+        if decision.basis == "priors":
+            return f"{answer}: no simulation finished, {timing}; the best move by the priors"
+        text = f"{answer}: win rate {100 * decision.win_rate:.1f}% for {colour.gtp_name}, {timing}"
         pv = " ".join(self._spell(m) for m in decision.principal_variation)
-        text = (
-            f"{answer}: win rate {100 * decision.win_rate:.1f}% for {colour.gtp_name},"
-            f" {decision.root_visits} root visits"
-        )
         if pv:
             text += f"; pv {pv}"
         return text
@@ -376,7 +532,7 @@ class MctsEngine:
         search = Search(config, self.options.seed)
         search.track_ownership = True
         search.set_position(fast, self._effective_komi())
-        await self._run(search, self.options.ownership_playouts, None)
+        await self._run(search, self.options.ownership_playouts)
         result = classify_chains(fast, search.ownership())
         self._status_cache = (key, result)
         return result
@@ -419,35 +575,17 @@ class MctsEngine:
         seconds = parse_float(args[1])  # GTP says an integer; sub-second clocks need decimals
         stones = parse_int(args[2])
         self._clock.time_left(colour, seconds, stones)
+        self._queue_mark = run_queue_seconds()  # the genmove usually comes next
         return ""
 
     def kgs_time_settings(self, args: tuple[str, ...]) -> str:
-        if not args:
-            raise GtpFailure("expected a time system")
-        system = args[0]
-        numbers = [parse_float(a) for a in args[1:]]
-        if any(n < 0 for n in numbers):
-            raise GtpFailure("times must not be negative")
-        expected = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
-        if system not in expected or len(numbers) != expected[system]:
-            raise GtpFailure("expected none, absolute M, byoyomi M P N or canadian M B S")
-        if system == "none":
-            settings = TimeSettings("none")
-        elif system == "absolute":
-            settings = TimeSettings("absolute", numbers[0])
-        elif system == "byoyomi":
-            main, period, periods = numbers
-            if periods == 0 or period == 0:
-                settings = TimeSettings("absolute", main)
-            else:
-                settings = TimeSettings("byoyomi", main, period, periods=int(periods))
-        else:
-            main, period, stones = numbers
-            if stones == 0:
-                settings = TimeSettings("absolute", main) if period == 0 else TimeSettings("none")
-            else:
-                settings = TimeSettings("canadian", main, period, stones=int(stones))
-        self._clock.reset(settings)
+        """KGS: ``none``, ``absolute M``, ``byoyomi M P N`` or ``canadian M P S``."""
+        self._clock.reset(_parse_time_system(args, fischer=False))
+        return ""
+
+    def kata_time_settings(self, args: tuple[str, ...]) -> str:
+        """KataGo: the KGS systems and ``fischer M I`` (main time, increment per move)."""
+        self._clock.reset(_parse_time_system(args, fischer=True))
         return ""
 
     # ------------------------------------------------------------------
@@ -464,6 +602,40 @@ class MctsEngine:
         return self._explanation
 
 
+def _parse_time_system(args: tuple[str, ...], *, fischer: bool) -> TimeSettings:
+    """The time settings of ``kgs-time_settings`` (and, with Fischer, ``kata-time_settings``)."""
+    if not args:
+        raise GtpFailure("expected a time system")
+    system = args[0]
+    numbers = [parse_float(a) for a in args[1:]]
+    if any(n < 0 for n in numbers):
+        raise GtpFailure("times must not be negative")
+    expected = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
+    if fischer:
+        expected["fischer"] = 2
+    if system not in expected or len(numbers) != expected[system]:
+        raise GtpFailure(
+            "expected none, absolute M, byoyomi M P N, canadian M P S"
+            + (" or fischer M I" if fischer else "")
+        )
+    if system == "none":
+        return TimeSettings("none")
+    if system == "absolute":
+        return TimeSettings("absolute", numbers[0])
+    if system == "fischer":
+        main, increment = numbers
+        return TimeSettings("fischer", main, increment=increment)
+    if system == "byoyomi":
+        main, period, periods = numbers
+        if periods == 0 or period == 0:
+            return TimeSettings("absolute", main)
+        return TimeSettings("byoyomi", main, period, periods=int(periods))
+    main, period, stones = numbers
+    if stones == 0:
+        return TimeSettings("absolute", main) if period == 0 else TimeSettings("none")
+    return TimeSettings("canadian", main, period, stones=int(stones))
+
+
 def build_server(engine: MctsEngine) -> GtpServer:
     """A GTP server with every command of the engine registered."""
     server = GtpServer(ENGINE_NAME, engine_version())
@@ -476,6 +648,7 @@ def build_server(engine: MctsEngine) -> GtpServer:
         "time_settings": engine.time_settings,
         "time_left": engine.time_left,
         "kgs-time_settings": engine.kgs_time_settings,
+        "kata-time_settings": engine.kata_time_settings,
         "kgs-genmove_cleanup": engine.genmove_cleanup,
         "gomill-describe_engine": engine.describe_engine,
         "gomill-cpu_time": engine.cpu_time,

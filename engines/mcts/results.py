@@ -11,8 +11,8 @@ names finish the simulations still out with workers first.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Final, Literal
 
 import attrs
 
@@ -37,15 +37,24 @@ class MoveStats:
     prior: float = 0.0  # the move's prior probability (uniform without heuristic priors)
 
 
+DecisionBasis = Literal["search", "priors", "score"]
+
+
 @attrs.frozen
 class Decision:
-    """The result of a search: the move (a point, PASS or RESIGN) and why."""
+    """The result of a search: the move (a point, PASS or RESIGN) and why.
+
+    ``basis`` says what chose it: the search's statistics, the priors alone
+    (no simulation had finished: :func:`best_by_priors`), or the score on the
+    board (a pass that ends a game the engine leads).
+    """
 
     move: int
     win_rate: float  # of the chosen move (or of the best move, for RESIGN)
     root_visits: int
     principal_variation: tuple[int, ...]
     claim: bool  # the win rate passed the claim threshold
+    basis: DecisionBasis = "search"
 
 
 def root_stats(root: Node) -> list[MoveStats]:
@@ -73,10 +82,10 @@ def decide(
     """The move to play from ``root``, given the statistics gathered so far."""
     stats = root_stats(root)
     if not stats:
-        # No simulation finished (stopped at once): the next untried move.
-        moves = [m for m in (root.untried or ()) if m != PASS]
-        move = moves[-1] if moves else PASS
-        return Decision(move, 0.5, root.visits, (), False)
+        # No simulation finished: the root's own priors (Search.decide brings its
+        # heuristic when the root holds none).
+        moves, priors = root_priors(root)
+        return best_by_priors(moves, priors, root.visits)
     best = stats[0]
     contenders = [s.win_rate for s in stats if s.visits >= max(1, best.visits // 4)]
     if (
@@ -98,6 +107,46 @@ def decide(
         and root.visits >= CLAIM_MIN_VISITS
     )
     return Decision(chosen.move, chosen.win_rate, root.visits, tuple(line), claim)
+
+
+def root_priors(root: Node) -> tuple[list[int], list[tuple[float, float]]]:
+    """The root's moves other than PASS and their (visits, wins) priors, as expansion left them.
+
+    Moves without a node yet (lazy expansion) have no prior of their own:
+    they count as even, 0.5 with no confidence.
+    """
+    moves: list[int] = []
+    priors: list[tuple[float, float]] = []
+    for child in root.children or ():
+        if child.move != PASS:
+            moves.append(child.move)
+            priors.append((child.prior_visits, child.prior_wins))
+    for move in root.untried or ():
+        if move != PASS:
+            moves.append(move)
+            priors.append((0.0, 0.0))
+    return moves, priors
+
+
+def best_by_priors(
+    moves: Sequence[int], priors: Sequence[tuple[float, float]], root_visits: int
+) -> Decision:
+    """The move to play with no statistics: the best prior win rate, else PASS.
+
+    ``moves`` are the root's (legal, none filling an own true eye, none
+    repeating a position); ties go to the first, and the root lists its
+    moves in a shuffled order.  A pass only when no such move exists, and
+    never a resignation: that needs statistics.
+    """
+    if not moves:
+        return Decision(PASS, 0.5, root_visits, (), False, "priors")
+
+    def rate(i: int) -> float:
+        visits, wins = priors[i]
+        return wins / visits if visits > 0 else 0.5
+
+    best = max(range(len(moves)), key=rate)
+    return Decision(moves[best], rate(best), root_visits, (moves[best],), False, "priors")
 
 
 def _sample(stats: list[MoveStats], temperature: float, rnd: Callable[[], float]) -> MoveStats:

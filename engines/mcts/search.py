@@ -51,7 +51,7 @@ from engines.mcts.config import StructureName as StructureName
 from engines.mcts.config import make_selector
 from engines.mcts.fastboard import BLACK, EMPTY, PASS, WHITE, FastBoard
 from engines.mcts.policy import black_result, new_playout
-from engines.mcts.priors import candidate_moves, list_moves, puct_priors
+from engines.mcts.priors import candidate_moves, heuristic_priors, list_moves, puct_priors
 from engines.mcts.results import RESIGN as RESIGN  # re-exported: the results vocabulary
 from engines.mcts.results import Decision as Decision
 from engines.mcts.results import MoveStats as MoveStats
@@ -671,9 +671,21 @@ class Search:
         return [move, *results.line_from(child, limit - 1)]
 
     def decide(self, *, allow_resign: bool = True) -> Decision:
-        """The move to play now, from the statistics gathered so far."""
+        """The move to play now, from the statistics gathered so far.
+
+        With none (no simulation finished), the best move by the priors: the
+        root's own when it has heuristic priors, else the heuristic's on the
+        root's moves; a pass only when the root has no other move.
+        """
         self.flush()
-        return results.decide(self.root, self.config, self._rnd, allow_resign=allow_resign)
+        root = self.root
+        if results.root_stats(root) or (self.config.priors == "heuristic" and self._eager):
+            return results.decide(root, self.config, self._rnd, allow_resign=allow_resign)
+        moves, _none = results.root_priors(root)
+        priors = heuristic_priors(
+            self.root_board, moves, max(self.config.prior_visits, 1.0), self.config.prior_weights
+        )
+        return results.best_by_priors(moves, priors, root.visits)
 
     def node_count(self) -> int:
         """Nodes in the tree below (and including) the root; positions and edges in a graph."""

@@ -14,9 +14,11 @@ import sys
 import time
 from collections.abc import Iterator
 
+import attrs
 import pytest
 
 from engines.mcts.config import SearchConfig
+from engines.mcts.timecontrol import MARGIN_FLOOR, MIN_SIMULATIONS
 
 ENGINE = [sys.executable, "-m", "engines.mcts"]
 FAST = ["--playouts", "20", "--seed", "1", "--ownership-playouts", "100"]
@@ -485,16 +487,96 @@ def test_the_controller_stops_a_long_genmove_at_once(how: str) -> None:
                     stream.close()
 
 
+@attrs.frozen
+class Timing:
+    """What ``gomill-explain_last_move`` says of a clocked move's time (seconds)."""
+
+    visits: int
+    took: float
+    target: float
+    planned: float
+    limit: float
+    margin: float
+
+
+TIMING = re.compile(
+    r"(?P<visits>\d+) root visits in (?P<took>[\d.]+) s \(target (?P<target>[\d.]+) s,"
+    r" planned (?P<planned>[\d.]+) s, limit (?P<limit>[\d.]+) s, margin (?P<margin>[\d.]+) s\)"
+)
+ROUNDING = 0.002  # the explanation gives milliseconds; a few figures add up
+
+
+def clocked_move(process: EngineProcess, colour: str) -> tuple[str, Timing]:
+    move = process.ok(f"genmove {colour}")
+    explanation = process.ok("gomill-explain_last_move")
+    found = TIMING.search(explanation)
+    assert found is not None, explanation
+    numbers = found.groupdict()
+    return move, Timing(
+        int(numbers.pop("visits")), **{k: float(v) for k, v in numbers.items()}
+    )
+
+
 def test_time_settings_bound_the_thinking_time() -> None:
-    # Four seconds for the whole game: a move may take a small share of it,
-    # never the 60 s that --move-time would otherwise allow.
-    process = EngineProcess("--playouts", "0", "--move-time", "60")
+    # Four seconds for the whole game: a move plans a small share of it, never
+    # the 60 s that --move-time would otherwise allow.  Asserted is what the
+    # engine planned and measured, never a wall-clock figure: the same on a
+    # busy machine.
+    process = EngineProcess("--playouts", "0", "--move-time", "60", "--seed", "2")
     try:
         process.ok("boardsize 9")
         process.ok("kgs-time_settings absolute 4")
-        started = time.monotonic()
-        assert process.ok("genmove black") not in ("pass", "resign")
-        assert time.monotonic() - started < 3.0
+        move, first = clocked_move(process, "black")
+        assert VERTEX.match(move), move
+        # Within the clock, less the margin the engine kept back ...
+        assert first.limit == pytest.approx(4 - first.margin, abs=ROUNDING)
+        assert first.target <= first.planned + ROUNDING
+        assert first.planned <= first.limit + ROUNDING
+        # ... and room for the minimum simulations, which the engine ran.
+        assert first.visits >= MIN_SIMULATIONS
+        _move, second = clocked_move(process, "white")  # White's clock is still full
+        # The first move's overrun beyond its plan, as the engine measured it,
+        # is now part of the margin.
+        assert second.margin >= MARGIN_FLOOR + (first.took - first.planned) - ROUNDING
+        assert second.limit == pytest.approx(4 - second.margin, abs=ROUNDING)
+        _move, third = clocked_move(process, "black")
+        # Black's own clock ran down by at least what the first move took.
+        assert third.limit <= 4 - first.took - third.margin + ROUNDING
+        assert third.visits >= 1
+    finally:
+        assert process.close() == 0
+
+
+OPENING = ("b C7", "w G3", "b G7", "w C3", "b E5", "w E4")
+
+
+@pytest.mark.parametrize(
+    ("settings", "time_left"),
+    [
+        ("kgs-time_settings byoyomi 0 1 1", "time_left b 0 1"),
+        ("kgs-time_settings canadian 0 1 1", "time_left b 0 1"),
+        ("kgs-time_settings absolute 60", "time_left b 0.001 0"),
+        ("kata-time_settings fischer 60 0", "time_left b 0.001 0"),
+    ],
+    ids=["byoyomi", "canadian", "absolute", "fischer"],
+)
+def test_no_time_left_still_plays_a_real_move(settings: str, time_left: str) -> None:
+    # No time to search at all: the move comes from the priors, never a pass.
+    process = EngineProcess("--playouts", "0", "--seed", "1")
+    try:
+        process.ok("boardsize 9")
+        process.ok("clear_board")
+        for move in OPENING:
+            process.ok(f"play {move}")
+        process.ok(settings)
+        process.ok(time_left)
+        answer = process.ok("genmove b")
+        assert VERTEX.match(answer), answer
+        assert answer not in {move.split()[1] for move in OPENING}
+        explanation = process.ok("gomill-explain_last_move")
+        assert "0 root visits" in explanation, explanation
+        assert "the best move by the priors" in explanation, explanation
+        assert "limit 0.000 s" in explanation, explanation
     finally:
         assert process.close() == 0
 
