@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -192,10 +193,31 @@ async def test_stop_file_finishes_games_in_progress(tmp_path: Path) -> None:
     assert not files.cmd.exists()
 
 
+class MovesSeen(list[Event]):
+    """The events of a run; ``ready`` is set once every game in ``games`` has played a move."""
+
+    def __init__(self, games: set[str]) -> None:
+        super().__init__()
+        self.waiting = set(games)
+        self.ready = trio.Event()
+
+    def append(self, event: Event) -> None:
+        super().append(event)
+        if isinstance(event, MovePlayed):
+            self.waiting.discard(event.game_id)
+            if not self.waiting:
+                self.ready.set()
+
+
 async def test_cancelled_games_are_replayed_on_the_next_run(tmp_path: Path) -> None:
     config = write_competition(tmp_path, ["--hang-at=2"], games=2, extra="")
-    with trio.move_on_after(1.5):
-        await run(config, parallel=2)
+    events = MovesSeen({"0_0", "0_1"})
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(partial(run, config, parallel=2, events=events))
+        # Cancelled with both games under way (they hang at a's second move).
+        with trio.fail_after(60):
+            await events.ready.wait()
+        nursery.cancel_scope.cancel()
     assert results(config) == []
     fixed = write_competition(tmp_path, games=2)
     summary, _ = await run(fixed, parallel=2)

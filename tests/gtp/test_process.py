@@ -12,6 +12,7 @@ import stat
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
 import trio
 
@@ -21,6 +22,7 @@ from gtp.spawn import split_command
 from tests.fakes import assert_group_gone, fake_command
 
 FAST = ShutdownTimings(quit_timeout=0.5, exit_grace=0.5, term_grace=0.5, kill_wait=3.0)
+PATIENT = ShutdownTimings(quit_timeout=60.0, exit_grace=60.0, term_grace=60.0, kill_wait=60.0)
 PY = sys.executable
 
 
@@ -172,19 +174,44 @@ async def test_group_is_killed_when_the_leader_exits_by_itself(
         await assert_group_gone(process.pgid)
 
 
+async def answer(process: EngineProcess, command: bytes) -> bytes:
+    """Send a GTP command over the bare pipes; the engine's answer."""
+    await process.stdin.send_all(command + b"\n")
+    data = b""
+    while not data.endswith(b"\n\n"):
+        chunk = await process.stdout.receive_some()
+        assert chunk, f"no answer to {command!r}: {data!r}"
+        data += chunk
+    return data
+
+
+# Each step the engine is expected to pass gets all the time it could want
+# (a loaded machine may take seconds to run a small process); only the waits it
+# must sit out in full, because the engine ignores that step, are short.
 @pytest.mark.parametrize(
-    ("command", "signal_name", "returncode"),
+    ("command", "timings", "signal_name", "returncode"),
     [
-        (["cat"], None, 0),  # leaves on EOF: closing its stdin is enough
-        (["sleep", "1000"], "SIGTERM", None),
-        (fake_command("ignore_term"), "SIGKILL", None),  # SIGKILL after the grace period
+        # Leaves on EOF: closing its stdin is enough.
+        (["cat"], PATIENT, None, 0),
+        # Ignores EOF, dies of SIGTERM.
+        (["sleep", "1000"], attrs.evolve(PATIENT, exit_grace=0.5), "SIGTERM", None),
+        # Ignores EOF and SIGTERM: SIGKILL after the grace period.
+        (
+            fake_command("ignore_term"),
+            attrs.evolve(PATIENT, exit_grace=0.5, term_grace=0.5),
+            "SIGKILL",
+            None,
+        ),
     ],
+    ids=["eof", "sigterm", "sigkill"],
 )
 async def test_shutdown_escalates_only_as_far_as_needed(
-    command: list[str], signal_name: str | None, returncode: int | None
+    command: list[str], timings: ShutdownTimings, signal_name: str | None, returncode: int | None
 ) -> None:
-    async with open_process(command, name="stubborn", timings=FAST) as process:
-        await trio.sleep(0.3)  # let the fakes install their signal handlers
+    async with open_process(command, name="stubborn", timings=timings) as process:
+        if command[0] == PY:
+            # The fake answers only once it has set SIGTERM aside.
+            assert await answer(process, b"1 protocol_version") == b"=1 2\n\n"
     status = process.exit_status
     assert status is not None
     assert status.returncode == returncode
@@ -193,8 +220,9 @@ async def test_shutdown_escalates_only_as_far_as_needed(
 
 
 async def test_shutdown_runs_when_the_surrounding_scope_is_cancelled() -> None:
+    timings = attrs.evolve(PATIENT, exit_grace=0.5)  # sleep ignores EOF, not SIGTERM
     with trio.move_on_after(0.3) as scope:
-        async with open_process(["sleep", "1000"], name="sleeper", timings=FAST) as process:
+        async with open_process(["sleep", "1000"], name="sleeper", timings=timings) as process:
             await trio.sleep_forever()
     assert scope.cancelled_caught
     status = process.exit_status

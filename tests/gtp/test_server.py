@@ -559,7 +559,7 @@ def test_pipes_closed_output_during_a_long_command_exits_at_once() -> None:
     read_until(engine.stderr.fileno(), lambda data: b"started\n" in data)
     engine.stdout.close()  # the controller is gone: nobody will read the answer
     try:
-        assert engine.wait(10) == 0  # its input is still open
+        assert engine.wait(GUARD_S) == 0  # its input is still open
     finally:
         engine.kill()
         status, _, stderr = finish(engine)

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,27 @@ def alive(pid: int) -> bool:
         return False
 
 
-def wait_until_gone(pids: set[int], seconds: float = 5.0) -> set[int]:
+# Only against hangs: every wait below ends as soon as what it waits for is so,
+# and a loaded machine may take many seconds to start a run and its engines.
+GUARD_S = 60.0
+
+
+def wait_until(done: Callable[[], bool], what: str, seconds: float = GUARD_S) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.05)
+
+
+def game_engines(env_file: Path) -> set[str]:
+    """The games (ids) whose two engines have started."""
+    if not env_file.exists():
+        return set()
+    games = [line.split()[0] for line in env_file.read_text().splitlines()]
+    return {game for game in games if games.count(game) == 2}
+
+
+def wait_until_gone(pids: set[int], seconds: float = GUARD_S) -> set[int]:
     deadline = time.monotonic() + seconds
     left = {pid for pid in pids if alive(pid)}
     while left and time.monotonic() < deadline:
@@ -122,12 +143,9 @@ def test_ctrl_c_stops_at_once_and_the_next_run_replays(tmp_path: Path) -> None:
         "matchups = [Matchup('a', 'b', number_of_games=2)]\n"
     )
     process = arena(path)
-    deadline = time.monotonic() + 20
-    while len(engine_pids(env_file)) < 6 and time.monotonic() < deadline:  # checks + 2 games
-        time.sleep(0.05)
-    time.sleep(0.3)
+    wait_until(lambda: {"0_0", "0_1"} <= game_engines(env_file), "both games under way")
     process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=30)
+    _, err = process.communicate(timeout=GUARD_S)
     assert process.returncode == 130, err.decode()
     assert wait_until_gone(engine_pids(env_file)) == set()
     files = CompetitionFiles.for_control_file(path)
@@ -149,23 +167,16 @@ def hanging_competition(directory: Path, env_file: Path, *black_extra: str) -> P
     return path
 
 
-def wait_for_engines(env_file: Path, count: int) -> None:
-    deadline = time.monotonic() + 20
-    while len(engine_pids(env_file)) < count and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)
-
-
 def test_engines_that_ignore_eof_are_stopped_when_the_arena_is_killed(tmp_path: Path) -> None:
     env_file = tmp_path / "engines"
     process = arena(hanging_competition(tmp_path, env_file, "--ignore-eof"))
-    wait_for_engines(env_file, 6)  # two startup checks, then two games of two engines
+    wait_until(lambda: {"0_0", "0_1"} <= game_engines(env_file), "both games under way")
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert process.stderr is not None
     process.stderr.close()
     # The guard gives them SIGTERM, then SIGKILL after 2 s.
-    assert wait_until_gone(engine_pids(env_file), seconds=6.0) == set()
+    assert wait_until_gone(engine_pids(env_file)) == set()
 
 
 def test_ctrl_x_on_the_terminal_finishes_the_games_in_progress(tmp_path: Path) -> None:
@@ -201,11 +212,9 @@ def test_ctrl_x_on_the_terminal_finishes_the_games_in_progress(tmp_path: Path) -
     os.close(slave)
     try:
         files = CompetitionFiles.for_control_file(path)
-        deadline = time.monotonic() + 20
-        while not files.journal.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(files.journal.exists, "a first game recorded")
         os.write(master, b"\x18")
-        _, err = process.communicate(timeout=30)
+        _, err = process.communicate(timeout=GUARD_S)
     finally:
         if process.poll() is None:
             process.kill()  # never leave a run (and its engines) behind
