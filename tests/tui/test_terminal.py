@@ -86,6 +86,13 @@ def write_demo(directory: Path) -> Path:
     return path
 
 
+def terminal_environment() -> dict[str, str]:
+    """Ours, as a terminal's: its size comes from the window, not from COLUMNS/LINES
+    (pytest-xdist sets them to 80x24 in its workers, and rich would obey)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    return {**env, "TERM": "xterm-256color"}
+
+
 def shell(command: str, status_file: Path) -> str:
     """Run ``command``, keep its status, and keep the window open to show the final screen."""
     return f"{command}; echo $? > {shlex.quote(str(status_file))}; exec sleep 120"
@@ -109,7 +116,7 @@ def test_dashboard_ctrl_x_and_watch_in_a_terminal(tmux: Tmux, tmp_path: Path) ->
     control = write_demo(tmp_path)
     arena = f"{shlex.quote(sys.executable)} -m arena_cli"
     run_status, watch_status = tmp_path / "run.status", tmp_path / "watch.status"
-    env = {**os.environ, "TERM": "xterm-256color"}
+    env = terminal_environment()
     subprocess.run(
         [
             "tmux", "-L", tmux.socket, "new-session", "-d", "-s", "demo", "-x", "120", "-y", "40",
@@ -176,7 +183,7 @@ def test_ctrl_c_stops_at_once(tmux: Tmux, tmp_path: Path) -> None:
     control = write_demo(tmp_path)
     status = tmp_path / "run.status"
     command = f"{shlex.quote(sys.executable)} -m arena_cli run {shlex.quote(str(control))} -j 2"
-    env = {**os.environ, "TERM": "xterm-256color"}
+    env = terminal_environment()
     subprocess.run(
         [
             "tmux", "-L", tmux.socket, "new-session", "-d", "-s", "demo", "-x", "100", "-y", "30",
