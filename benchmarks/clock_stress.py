@@ -68,6 +68,7 @@ from arena.control.loader import load_control_file
 from arena.results import EndReason, GameRecord
 from arena.run.events import Event, EventBus, GameFinished, RunState, RunStateChanged
 from arena.run.ringmaster import RunOptions, run_competition
+from gtp.vertex import Colour
 
 ENGINE = str(Path(__file__).with_name("clocked_engine.py"))
 
@@ -190,7 +191,7 @@ OVERRUN_GAMES = 8
 OVERRUN_BY = 0.05  # past the allowance and the margin
 
 
-def write_loaded_ctl(directory: Path, games: int, log: Path) -> Path:
+def write_loaded_ctl(directory: Path, games: int, log: Path, reuse: bool) -> Path:
     margin = 0.05
     base = [sys.executable, ENGINE, "--share=0.9", f"--log={log}"]
     late = [*base, f"--sleep={OVERRUN_K}:{LOADED_PERIOD + margin + OVERRUN_BY}"]
@@ -199,7 +200,7 @@ def write_loaded_ctl(directory: Path, games: int, log: Path) -> Path:
         "competition_type = 'playoff'\n"
         f"players = {{'x': Player({base!r}), 'y': Player({base!r}), 'late': Player({late!r})}}\n"
         "board_size = 9\nkomi = 7.5\nscorer = 'internal'\nskip_player_checks = True\n"
-        f"time_margin = {margin}\n"
+        f"reuse_engines = {reuse}\ntime_margin = {margin}\n"
         f"time_control = ByoYomi(main=0, period={LOADED_PERIOD}, periods=1)\n"
         "matchups = [\n"
         f"    Matchup('x', 'y', alternating=True, number_of_games={games}),\n"
@@ -223,24 +224,45 @@ def engine_times(log: Path) -> dict[tuple[str, int], list[tuple[int, int, int | 
     return starts
 
 
+def engine_games(records: list[GameRecord]) -> dict[tuple[str, Colour], str]:
+    """(game id, colour) -> the engine's own name for that game, ``PID:N``.
+
+    Each engine's ``version`` names its pid; a slot plays its games one after
+    another, so an engine's N-th game is the N-th record naming its pid, in the
+    order the games were announced (voids and replays included).
+    """
+    counts: dict[str, int] = {}
+    keys: dict[tuple[str, Colour], str] = {}
+    for record in records:
+        colours = (Colour.BLACK, Colour.WHITE)
+        for colour, description in zip(colours, record.descriptions, strict=True):
+            pid = description.rsplit("pid ", 1)[-1]
+            counts[pid] = counts.get(pid, 0) + 1
+            keys[(record.job.game_id, colour)] = f"{pid}:{counts[pid]}"
+    return keys
+
+
 def classify_loss(
-    record: GameRecord, times: dict[tuple[str, int], list[tuple[int, int, int | None]]]
-) -> str:
-    """'engine' or 'harness': the loser's own account of the move it lost on."""
+    record: GameRecord,
+    times: dict[tuple[str, int], list[tuple[int, int, int | None]]],
+    keys: dict[tuple[str, Colour], str],
+) -> tuple[str, str]:
+    """'engine' or 'harness', and why: the loser's own account of the move it lost on."""
     result = record.result
     assert result is not None and result.winner is not None
     loser = result.winner.opponent
     k = sum(1 for move in record.moves if move.colour is loser) + 1
-    tries = times.get((record.job.game_id, k))
+    tries = times.get((keys.get((record.job.game_id, loser), "-"), k))
     if not tries:
-        return "harness"  # it never even read the genmove
+        return "harness", f"its genmove {k} was never read"
     start, planned, end = tries[-1]  # a replayed game's last try is the counted one
     limit = (LOADED_PERIOD + record.job.settings.time_margin) * 1e9
     own = planned if end is None else end - start  # killed mid-think: what it meant to take
-    return "engine" if own > limit else "harness"
+    how = "meant to take" if end is None else "took"
+    return ("engine" if own > limit else "harness"), f"its genmove {k} {how} {own / 1e6:.0f} ms"
 
 
-def run_loaded(games: int) -> dict[str, float]:
+def run_loaded(games: int, reuse: bool) -> dict[str, float]:
     records: list[GameRecord] = []
     halted: list[str] = []
 
@@ -254,7 +276,7 @@ def run_loaded(games: int) -> dict[str, float]:
     bus.subscribe(collect)
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "engines.log"
-        config = load_control_file(write_loaded_ctl(Path(tmp), games, log))
+        config = load_control_file(write_loaded_ctl(Path(tmp), games, log, reuse))
         options = RunOptions(parallel=LOADED_AT_ONCE, keyboard=False, handle_signals=False)
         with cpu_hog(4, max_seconds=1800):
             load = os.getloadavg()[0]
@@ -263,6 +285,7 @@ def run_loaded(games: int) -> dict[str, float]:
             wall = time.perf_counter() - wall_before
             load = max(load, os.getloadavg()[0])
         times = engine_times(log)
+    keys = engine_games(records)
     counted = [r for r in records if r.result is not None]
     stall_voids = [r for r in records if r.stall is not None]
     other_voids = [r for r in records if r.result is None and r.stall is None]
@@ -272,8 +295,9 @@ def run_loaded(games: int) -> dict[str, float]:
     for record in normal:
         assert record.result is not None
         if record.result.end is EndReason.TIME:
-            classes[classify_loss(record, times)] += 1
-            print(f"  normal game lost on time: {record.result.reason}")
+            kind, why = classify_loss(record, times, keys)
+            classes[kind] += 1
+            print(f"  lost on time ({kind}-caused: {why}): {record.result.reason}")
     late_at_k = 0
     for record in late:
         result = record.result
@@ -284,8 +308,8 @@ def run_loaded(games: int) -> dict[str, float]:
             f"late ({'black' if black_is_late else 'white'}) lost on time at move {move_k}:"
         )
         late_at_k += lost_at_k
-        if result.end is EndReason.TIME:
-            classes[classify_loss(record, times)] += 0 if lost_at_k else 1
+        if result.end is EndReason.TIME and not lost_at_k:
+            classes[classify_loss(record, times, keys)[0]] += 1
         if not lost_at_k:
             print(f"  the overrunning engine's game {result.game_id}: {result.reason}")
     for record in stall_voids[:5]:
@@ -412,7 +436,7 @@ def main() -> None:
         "reference_excess_max_ms": round(1000 * max(floor), 3),
     }
     if args.loaded:
-        loaded = run_loaded(args.loaded_games)
+        loaded = run_loaded(args.loaded_games, not args.new_engines)
         played = loaded["games"] + loaded["stall_voids"] + loaded["other_voids"]
         print(
             f"loaded: {loaded['games']} games counted, {loaded['moves']} moves,"

@@ -19,8 +19,9 @@ each with a failure.
 
 ``--log FILE`` appends a line to FILE when each genmove is read (``start GAME
 K NS PLANNED_NS``) and one when its answer is written (``end GAME K NS``), in
-CLOCK_MONOTONIC nanoseconds, GAME being ``GOMILL_GAME_ID``: the engine's own
-account of its time, even for a move the arena stopped waiting for.  Only the
+CLOCK_MONOTONIC nanoseconds, GAME being ``PID:N`` for this process's N-th game
+(counted by ``clear_board``; its ``version`` says ``pid PID``): the engine's
+own account of its time, even for a move the arena stopped waiting for.  Only the
 standard library, so it starts fast.
 """
 
@@ -107,7 +108,8 @@ def main(argv: list[str]) -> int:
     last_think_ns = 0
     clock = Clock()
     read, write, flush = sys.stdin.readline, sys.stdout.write, sys.stdout.flush
-    game_id = os.environ.get("GOMILL_GAME_ID", "-")
+    pid, games = os.getpid(), 0
+    game_id = f"{pid}:0"
     log_fd = None
     if options.log:
         log_fd = os.open(options.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -165,12 +167,14 @@ def main(argv: list[str]) -> int:
         elif command == "clear_board":
             played = {"b": 0, "w": 0}
             genmoves = 0
+            games += 1
+            game_id = f"{pid}:{games}"
         elif command == "protocol_version":
             answer = "2"
         elif command == "name":
             answer = "clocked"
         elif command == "version":
-            answer = "1"
+            answer = f"1 pid {pid}"
         elif command == "list_commands":
             answer = "\n".join(commands)
         elif command == "quit":

@@ -185,6 +185,9 @@ class GtpClient:
     # otherwise start the clock after the engine had answered.)
     sent_at: float = attrs.field(init=False, default=0.0)
     received_at: float = attrs.field(init=False, default=0.0)
+    # When the last command line was all written: a writer preempted between
+    # sent_at and the write held the command back from the engine.
+    written_at: float = attrs.field(init=False, default=0.0)
     # How the last response was heard (pipe path): (deaf, waited, overslept)
     # of the run loop's wait that brought it (see _IoClock), zeros when it
     # was read without waiting.  What a clock needs to tell an arena stall.
@@ -339,6 +342,7 @@ class GtpClient:
             await self._send.send_all(line)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             raise await self._gone(name, args, writing=True) from None
+        self.written_at = time.perf_counter()
         receive_some = self._receive.receive_some
         reader = self._reader
         while True:
@@ -384,6 +388,7 @@ class GtpClient:
             raise await self._gone(name, args, writing=True) from None
         if sent < len(line):
             await self._send_rest(send_fd, line, sent, name, args)
+        self.written_at = clock()
         receive_fd = receive.fileno()
         reader = self._reader
         read = os.read

@@ -25,6 +25,7 @@ import trio
 
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TIME_COMMANDS
+from arena.run.stalls import usable_cores
 from gtp.client import GtpClient
 from gtp.errors import CommandFailed, EngineStartError, GtpError
 from gtp.launch import start_engine
@@ -203,6 +204,19 @@ async def start_session(
     return session
 
 
+_STARTS: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("engine_starts")
+
+
+def _engine_starts() -> trio.CapacityLimiter:
+    """This trio run's limit on engines starting at once: the usable cores."""
+    try:
+        return _STARTS.get()
+    except LookupError:
+        limiter = trio.CapacityLimiter(usable_cores())
+        _STARTS.set(limiter)
+        return limiter
+
+
 def engine_environment(game_id: str, slot: int | None) -> dict[str, str]:
     env = {"GOMILL_GAME_ID": game_id}
     if slot is not None:
@@ -336,19 +350,23 @@ class EngineProvider:
             await idle.close()
         env = engine_environment(game_id, self.slot)
         route: StderrRoute = "discard" if player.discard_stderr else self.stderr
-        session = await start_session(
-            self.nursery, player, env, route, stderr_sink, traffic_sink, self.watch
-        )
-        try:
-            self._facts[player] = await _learn(
-                session, player.startup_timeout, self._facts.get(player)
+        # No more engines starting at once than there are cores: a start is a
+        # burst of CPU (an interpreter loading, tables built), and a storm of
+        # them when games end together starves the games still playing.
+        async with _engine_starts():
+            session = await start_session(
+                self.nursery, player, env, route, stderr_sink, traffic_sink, self.watch
             )
-        except (GtpError, trio.TooSlowError) as exc:
-            await session.close()
-            reason = "timed out" if isinstance(exc, trio.TooSlowError) else str(exc)
-            raise EngineStartError(
-                f"engine {player.code!r} failed to start: {reason}", engine=player.code
-            ) from exc
+            try:
+                self._facts[player] = await _learn(
+                    session, player.startup_timeout, self._facts.get(player)
+                )
+            except (GtpError, trio.TooSlowError) as exc:
+                await session.close()
+                reason = "timed out" if isinstance(exc, trio.TooSlowError) else str(exc)
+                raise EngineStartError(
+                    f"engine {player.code!r} failed to start: {reason}", engine=player.code
+                ) from exc
         return session
 
     async def release(self, session: EngineSession, *, healthy: bool = True) -> None:

@@ -406,8 +406,12 @@ class Game:
             clock = clocked.clock
             elapsed = time.perf_counter() - max(started, client.sent_at)
             overran = Charge(elapsed, clock.allowance, clock.margin, False, clock.reading)
-            # No answer when the arena looked: only the engine's own wait for a CPU is in doubt.
-            doubt = Doubt(0.0, waited_since(clocked.engine_probe, engine_waited) or 0.0)
+            # No answer when the arena looked: only a late write of the command and
+            # the engine's own wait for a CPU are in doubt.
+            doubt = Doubt(
+                max(0.0, client.written_at - client.sent_at),
+                waited_since(clocked.engine_probe, engine_waited) or 0.0,
+            )
             if not beyond_doubt(overran, doubt):
                 raise self.stalled(colour, player, overran, doubt) from None
             raise self.lost_on_time(colour, player, clock, overran, answered=False) from None
@@ -425,6 +429,7 @@ class Game:
                     client.hearing,
                     waited_since(self.arena_probe, arena_waited),
                     waited_since(clocked.engine_probe, engine_waited),
+                    client.written_at - client.sent_at,
                 )
                 if not beyond_doubt(charge, doubt):
                     raise self.stalled(colour, player, charge, doubt)

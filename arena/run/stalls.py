@@ -5,6 +5,8 @@ the arena's run loop found the answer (:class:`gtp.client.GtpClient` keeps
 both).  On a machine with more work than cores, part of that time may be
 nobody's fault but the machine's:
 
+* the arena held the command back: it lost the CPU between starting the clock
+  and writing ``genmove`` (``written_at - sent_at``);
 * the arena was deaf to the answer: its run loop was running other tasks when
   the answer came (``deaf``, the time the loop ran tasks before the wait that
   brought the answer), or its process waited for a CPU after the answer woke
@@ -106,13 +108,17 @@ def answered_doubt(
     hearing: tuple[float, float, float],
     arena_waited: float | None,
     engine_waited: float | None,
+    write_lag: float = 0.0,
 ) -> Doubt:
-    """The doubt of a move whose answer came (``hearing``: see GtpClient.hearing)."""
+    """The doubt of a move whose answer came (``hearing``: see GtpClient.hearing).
+
+    ``write_lag``: from the clock's start to the command's write.
+    """
     deaf, waited, overslept = hearing
     late = overslept
     if arena_waited is not None:
         late = max(late, min(waited, arena_waited))
-    return Doubt(deaf + late, engine_waited or 0.0)
+    return Doubt(max(0.0, write_lag) + deaf + late, engine_waited or 0.0)
 
 
 def beyond_doubt(charge: Charge, doubt: Doubt) -> bool:
