@@ -79,6 +79,14 @@ def test_the_doubt_of_an_answered_move(
     assert doubt.engine == pytest.approx(expected.engine)
 
 
+def test_a_command_written_late_is_the_arenas_doubt_too() -> None:
+    """The clock started, then the arena lost the CPU for 90 ms before writing genmove."""
+    doubt = answered_doubt((0.002, 0.2, 0.0), 0.09, 0.0, write_lag=0.09)
+    assert doubt.arena == pytest.approx(0.092 + 0.09)
+    assert not beyond_doubt(charge(0.33), doubt)
+    assert answered_doubt((0.0, 0.0, 0.0), None, None, write_lag=-1e-7).total == 0.0
+
+
 @pytest.mark.parametrize(
     ("elapsed", "doubt", "lost"),
     [
