@@ -17,6 +17,8 @@ the competition type (:mod:`arena.competitions.registry`) reads the rest.
 from __future__ import annotations
 
 import ast
+import builtins
+import difflib
 import os
 import traceback
 from pathlib import Path
@@ -176,7 +178,8 @@ def load_control_file(path: str | os.PathLike[str]) -> CompetitionConfig:
         exec(compile(tree, filename, "exec"), namespace)
     except Exception as exc:
         raise ControlFileError(
-            f"error while running the control file: {type(exc).__name__}: {exc}",
+            f"error while running the control file: {type(exc).__name__}: {exc}"
+            + _did_you_mean(exc, namespace),
             path=shown,
             line=_error_line(exc, filename),
         ) from exc
@@ -198,6 +201,16 @@ def load_control_file(path: str | os.PathLike[str]) -> CompetitionConfig:
     if misspelt is not None:
         raise misspelt
     return config
+
+
+def _did_you_mean(exc: Exception, namespace: dict[str, Any]) -> str:
+    """For a misspelt name (``ByoYomy(...)``), the names it may have meant."""
+    if not isinstance(exc, NameError) or exc.name is None:
+        return ""
+    known = [name for name in namespace if not name.startswith("__")]
+    known += [name for name in dir(builtins) if not name.startswith("_")]
+    close = difflib.get_close_matches(exc.name, known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _parse_common(

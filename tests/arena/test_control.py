@@ -484,3 +484,22 @@ def test_a_misspelt_tuner_setting_is_named(tmp_path: Path, example: str, setting
     assert f"\n{setting[:-2]} =" in text
     message = load_error(tmp_path, text)
     assert message.endswith(f"unknown setting {setting[:-2]!r} (did you mean {setting!r}?)")
+
+
+@pytest.mark.parametrize(
+    ("line", "meant"),
+    [("ByoYomy(main=1, period=1, periods=1)", "ByoYomi"), ("Absolut(60)", "Absolute")],
+)
+def test_a_misspelt_class_names_the_one_meant(tmp_path: Path, line: str, meant: str) -> None:
+    text = HEADER + PLAYERS + f"time_control = {line}\n" + MATCHUPS
+    message = load_error(tmp_path, text)
+    wrong = line.split("(")[0]
+    assert message.endswith(
+        f":3: error while running the control file: NameError: name {wrong!r} is not defined"
+        f" (did you mean {meant!r}?)"
+    )
+
+
+def test_an_unknown_name_with_nothing_close_says_only_what_is_wrong(tmp_path: Path) -> None:
+    message = load_error(tmp_path, HEADER + PLAYERS + "x = zzqqxx\n" + MATCHUPS)
+    assert message.endswith("NameError: name 'zzqqxx' is not defined")
