@@ -85,7 +85,10 @@ class EngineSession:
         """PB/PW: ``name:version`` from GTP, or the player code."""
         if not self.player.sgf_player_name_from_gtp or not self.name:
             return self.player.code
-        return f"{self.name}:{self.version}" if self.version else self.name
+        # A name or version of several lines: the first is the name (the rest is talk).
+        name = self.name.splitlines()[0]
+        version = self.version.splitlines()[0] if self.version else ""
+        return f"{name}:{version}" if version else name
 
     @property
     def summary(self) -> str:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import attrs
 import pytest
 import trio
+from sgfmill import sgf
 
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.results import EndReason, GameJob, GameRecord
 from arena.run.engines import STDERR_LOG_CAP, EngineProvider
 from arena.run.match import MatchOptions, play_game
+from arena.store.sgf import build_sgf
 from gtp.vertex import Colour
 from tests.fakes import assert_group_gone
 
@@ -271,6 +273,14 @@ async def test_moves_comments_names_descriptions_and_cpu_reach_the_record() -> N
     assert record.result.cpu_black == 1.5
     assert record.result.cpu_white is not None  # from the process's rusage
     assert record.result.moves == len(record.moves) == 12  # 5 + 5 moves, then two passes
+
+
+async def test_an_engine_name_of_two_lines_gives_its_first_line_to_the_record() -> None:
+    black = fake_player("a", BLACK_MOVES, "--name=First line\nsecond line", "--version=1.0\nbeta")
+    record = await play(job(black, fake_player("b", WHITE_MOVES), scorer="internal"))
+    assert record.player_names == ("First line:1.0", "fake:1.0")
+    root = sgf.Sgf_game.from_bytes(build_sgf(record)).get_root()
+    assert root.get("PB") == "First line:1.0"
 
 
 async def test_sgf_player_names_can_be_the_player_codes() -> None:
