@@ -119,7 +119,12 @@ def _read_file(path: Path, moves: int | None, where: Where) -> list[tuple[int, O
                     raise where.error(
                         f"{name}: setup or handicap stones are not supported in openings"
                     )
-                colour, point = node.get_move()
+                try:
+                    colour, point = node.get_move()
+                except ValueError as exc:
+                    raise where.error(
+                        f"{name}: move {len(played) + 1}: {_bad_move(node, size, exc)}"
+                    ) from exc
                 if colour is None:
                     continue
                 played.append((Colour.parse(colour), point))
@@ -131,6 +136,16 @@ def _read_file(path: Path, moves: int | None, where: Where) -> list[tuple[int, O
             raise where.error(f"{name}: the main line has no moves")
         found.append((size, Opening(name, tuple(played))))
     return found
+
+
+def _bad_move(node: sgf.Tree_node, size: int, exc: ValueError) -> str:
+    """What is wrong with a node's move (sgfmill's message is often empty)."""
+    for key in ("B", "W"):
+        if node.has_property(key):
+            raw = node.get_raw(key).decode("utf-8", "replace")
+            detail = f" ({exc})" if str(exc) else ""
+            return f"{key}[{raw}] is not a point on a {size}x{size} board{detail}"
+    return str(exc) or "not a move"
 
 
 def read_book(

@@ -245,6 +245,7 @@ def test_a_tuner_plays_each_pair_with_one_candidate_both_colours(tmp_path: Path)
         ("B[aa];W[tt];B[tt]", "", "o.sgf: move 3 (B pass) is a second pass in a row"),
         ("B[aa]", "handicap = 2\n", "openings cannot be combined with handicap"),
         ("B[aa];W[bb]", "move_limit = 2\n", "o.sgf: 2 moves reach the move_limit (2)"),
+        ("B[ee];W[jj]", "", "o.sgf: move 2: W[jj] is not a point on a 9x9 board"),
     ],
 )
 def test_bad_openings_are_one_line_errors_naming_the_file_and_the_move(
