@@ -23,7 +23,7 @@ from arena.control.settings import cluster_address
 from arena.errors import ControlFileError, RunError, StateError
 from arena.reports.export import EXPORT_FORMATS, export_command
 from arena.reports.text import competition_report
-from arena.store.files import CompetitionFiles, CompetitionLocked, is_running
+from arena.store.files import CompetitionFiles, CompetitionLocked, existing_outputs, is_running
 from arena.store.files import reset as reset_files
 from arena.store.journal import read_state
 from arena.store.restore import load_competition
@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
         " (overrides the control file's `cluster`; needs gtp-arena[cluster])",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument(
+        "-y", "--yes", action="store_true", help="reset: delete without asking (on a terminal)"
+    )
     parser.add_argument(
         "-g",
         "--max-games",
@@ -237,6 +240,13 @@ async def _check_on_cluster(address: str, config: CompetitionConfig) -> list[str
     return [f"player {code!r}: {exc.message}" for code, exc in sorted(failures.items())]
 
 
+def _files_and_records(files: CompetitionFiles, paths: list[Path]) -> str:
+    """``7 file(s) and 8 game record(s)``: what reset deletes, the SGF records apart."""
+    directories = (files.games_dir, files.void_dir)
+    records = sum(1 for path in paths if path.parent in directories and path.suffix == ".sgf")
+    return f"{len(paths) - records} file(s) and {records} game record(s)"
+
+
 def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
     if action == "stop":
         files = CompetitionFiles.for_control_file(control)
@@ -252,12 +262,21 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
     config = load_control_file(control)
     files = CompetitionFiles.for_control_file(config.control_path)
     if action == "reset":
+        what = _files_and_records(files, existing_outputs(files))
+        if not options.yes and sys.stdin is not None and sys.stdin.isatty():
+            try:
+                answer = input(f"delete {what} of competition {files.code!r}? [y/N] ")
+            except EOFError:  # Ctrl-D
+                answer = ""
+            if answer.strip().lower() not in ("y", "yes"):
+                print("nothing deleted")
+                return EXIT_OK
         try:
             removed = reset_files(files)
         except CompetitionLocked as exc:
             raise RunError(f"cannot reset: {exc}") from None
         if not options.quiet:
-            print(f"reset {files.code!r}: removed {len(removed)} file(s)")
+            print(f"reset {files.code!r}: removed {_files_and_records(files, removed)}")
         return EXIT_OK
     if action == "show":
         sys.stdout.write(competition_report(_load_results(config).snapshot()))

@@ -230,17 +230,30 @@ def is_running(files: CompetitionFiles) -> bool:
     return False
 
 
+def existing_outputs(files: CompetitionFiles) -> list[Path]:
+    """Every file ``reset`` would delete now, those in its directories included."""
+    found: list[Path] = []
+    for path in files.outputs():
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*") if not p.is_dir()))
+        elif path.exists():
+            found.append(path)
+    return found
+
+
 def reset(files: CompetitionFiles) -> list[Path]:
-    """Delete every output file of the competition; refuses while a run holds the lock."""
+    """Delete every output file of the competition; refuses while a run holds the lock.
+
+    Returns every file deleted, those in the deleted directories included.
+    """
     removed: list[Path] = []
     with RunLock(files.lock):
+        removed = existing_outputs(files)
         for path in files.outputs():
             if path.is_dir():
                 shutil.rmtree(path)
-                removed.append(path)
             elif path.exists():
                 path.unlink()
-                removed.append(path)
         for stray in files.directory.glob(f".{files.code}.*.tmp"):
             stray.unlink()
     with contextlib.suppress(OSError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -97,6 +98,41 @@ def test_run_show_report_reset(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["check", str(path)]) == 0
     assert "player a: ok fake:1.0" in capsys.readouterr().out
     assert main(["reset", str(path)]) == 0
+    # Two game records, and the status, journal, log, hist, events and report files.
+    assert capsys.readouterr().out == "reset 'cli': removed 6 file(s) and 2 game record(s)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cli.ctl"]
+
+
+class Terminal(io.StringIO):
+    """Standard input that is a terminal, with what the user types."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("typed", "deleted"), [("n\n", False), ("\n", False), ("", False), ("y\n", True)])
+def test_reset_on_a_terminal_asks_first(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    typed: str,
+    deleted: bool,
+) -> None:
+    path = write_ctl(tmp_path)
+    assert main(["run", str(path), "-q"]) == 0
+    monkeypatch.setattr("sys.stdin", Terminal(typed))
+    assert main(["reset", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("delete 6 file(s) and 2 game record(s) of competition 'cli'? [y/N] ")
+    if deleted:
+        assert out.endswith("reset 'cli': removed 6 file(s) and 2 game record(s)\n")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["cli.ctl"]
+    else:
+        assert out.endswith("nothing deleted\n")
+        assert len(list(CompetitionFiles.for_control_file(path).games_dir.glob("*.sgf"))) == 2
+    monkeypatch.setattr("sys.stdin", Terminal(""))
+    assert main(["reset", str(path), "--yes", "-q"]) == 0  # --yes: no question
+    assert capsys.readouterr().out == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cli.ctl"]
 
 
