@@ -110,7 +110,9 @@ class Terminal(io.StringIO):
         return True
 
 
-@pytest.mark.parametrize(("typed", "deleted"), [("n\n", False), ("\n", False), ("", False), ("y\n", True)])
+@pytest.mark.parametrize(
+    ("typed", "deleted"), [("n\n", False), ("\n", False), ("", False), ("y\n", True)]
+)
 def test_reset_on_a_terminal_asks_first(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
