@@ -8,11 +8,15 @@ commands, ``loadsgf``, ``printsgf``, ``showboard``); this module adds
 and ``time_left``.  ``genmove``
 picks uniformly among the legal moves that do not fill one of the mover's own
 eyes and passes when none is left; a seed makes the whole game reproducible.
+With no ``--seed``, an arena's game id (``GOMILL_GAME_ID``) is the seed: each
+game of a competition is its own, and a replayed game (same id) is the same
+game; outside an arena the seed is random.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 from typing import Final
@@ -139,7 +143,7 @@ def _adjacency(size: int) -> tuple[dict[Point, tuple[Point, ...]], dict[Point, t
     return neighbours, diagonals
 
 
-def build_server(seed: int | None = None, name: str = ENGINE_NAME) -> GtpServer:
+def build_server(seed: int | str | None = None, name: str = ENGINE_NAME) -> GtpServer:
     """A GTP server playing random legal moves (seeded for reproducible games)."""
     server = GtpServer(name, ENGINE_VERSION)
     RandomEngine(random.Random(seed)).register(server)
@@ -151,12 +155,20 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m engines.random",
         description="A GTP engine that plays random legal moves (never filling its own eyes).",
     )
-    parser.add_argument("--seed", type=int, default=None, help="seed for reproducible games")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed for reproducible games (default: the arena's game id, GOMILL_GAME_ID)",
+    )
     parser.add_argument("--name", default=ENGINE_NAME, help="the name it reports over GTP")
     options = parser.parse_args(argv)
     if not options.name or any(c.isspace() for c in options.name):
         parser.error("--name must be a non-empty word without spaces")
-    return run_stdio(build_server(options.seed, options.name))
+    seed: int | str | None = options.seed
+    if seed is None:
+        seed = os.environ.get("GOMILL_GAME_ID")  # a str seed is the same in every process
+    return run_stdio(build_server(seed, options.name))
 
 
 if __name__ == "__main__":

@@ -16,8 +16,9 @@ players = {
     'mcts': Player([sys.executable, '-m', 'engines.mcts', '--playouts', '400',
                     '--seed', '1'],
                    allow_claim=True, move_timeout=60),
-    'random': Player([sys.executable, '-m', 'engines.random', '--seed', '1'],
-                     move_timeout=10),
+    # No --seed: the random engine seeds itself with the game id, so each game
+    # is its own and a replayed game is the same.
+    'random': Player([sys.executable, '-m', 'engines.random'], move_timeout=10),
 }
 
 board_size = 9

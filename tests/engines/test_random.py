@@ -30,9 +30,13 @@ ALSO = ["undo", "fixed_handicap", "set_free_handicap", "final_score", "showboard
 class Engine:
     """A synchronous GTP controller for one ``python -m engines.random`` process."""
 
-    def __init__(self, *options: str) -> None:
+    def __init__(self, *options: str, game_id: str | None = None) -> None:
+        env = {k: v for k, v in os.environ.items() if k != "GOMILL_GAME_ID"}
+        if game_id is not None:
+            env["GOMILL_GAME_ID"] = game_id
         self.process = subprocess.Popen(
             [sys.executable, "-m", "engines.random", *options],
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -319,8 +323,8 @@ def test_plays_legal_moves_until_only_pass_is_left(engine: Engine) -> None:
     assert engine.ok("final_score") == format_score(referee.area_score(0.5))
 
 
-def play_out(seed: str, count: int) -> list[str]:
-    gtp = Engine("--seed", seed)
+def play_out(seed: str | None, count: int, game_id: str | None = None) -> list[str]:
+    gtp = Engine(*(["--seed", seed] if seed is not None else []), game_id=game_id)
     gtp.ok("boardsize 9")
     gtp.ok("clear_board")
     moves = [gtp.ok(f"genmove {'black' if i % 2 == 0 else 'white'}") for i in range(count)]
@@ -332,3 +336,12 @@ def test_a_seed_makes_games_reproducible() -> None:
     first = play_out("7", 40)
     assert play_out("7", 40) == first
     assert play_out("8", 40) != first
+
+
+def test_each_game_of_an_arena_is_its_own_and_a_replay_the_same() -> None:
+    """No --seed: the game id seeds it (GOMILL_GAME_ID), so games differ and replays agree."""
+    first = play_out(None, 40, game_id="0_1")
+    assert play_out(None, 40, game_id="0_1") == first
+    assert play_out(None, 40, game_id="0_2") != first
+    # --seed still fixes the game, whatever the id.
+    assert play_out("7", 40, game_id="0_1") == play_out("7", 40, game_id="0_2")
