@@ -278,6 +278,13 @@ class Game:
         if self.arena_probe is None:
             self.arena_probe = RunQueueProbe.for_this_thread()
         command = control.settings_command(session.supported)
+        unlisted = [] if command is not None else ["a time settings command"]
+        if not clocked.time_left:
+            unlisted.append(TIME_LEFT)
+        if unlisted:
+            self.notes.append(
+                f"{who} does not list {' or '.join(unlisted)} (its clock runs all the same)"
+            )
         if command is not None:
             name, *args = command
             try:
