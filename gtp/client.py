@@ -223,6 +223,14 @@ class GtpClient:
         if self._broken is not None or self._closed:
             raise self._unusable_error()
         if self._busy:
+            if self._engine_closed is not None:
+                # close_engine's quit is in progress: the supervisor stopping the
+                # engine because everything is being cancelled (a stop at once), and
+                # this task not at a checkpoint yet.  Let the cancellation through.
+                await trio.lowlevel.checkpoint_if_cancelled()
+                raise EngineGone(
+                    f"closed while {_describe(name, args)!r} was to be sent", engine=self.name
+                )
             raise trio.BusyResourceError(f"engine {self.name!r}: another command is in progress")
         command_id = self._next_id + 1
         line = format_command(name, args, command_id)

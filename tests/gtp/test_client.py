@@ -129,6 +129,34 @@ async def test_one_command_at_a_time() -> None:
         assert client.usable
 
 
+async def test_a_command_while_the_engine_is_being_closed_lets_a_stop_through(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A stop at once cancels every task: the supervisor's quit may come first, while
+    the game's task, not at a checkpoint yet, sends its next command.  That command
+    must end in the cancellation (the game abandoned, to be replayed), not in
+    BusyResourceError (a traceback), nor in a fault that would void the game."""
+    quit_seen = trio.Event()
+
+    def slow_quit(command: Command) -> bytes:
+        if command.name == "quit":
+            quit_seen.set()
+            return b""  # never answered: close_engine waits out its quit timeout
+        return well_behaved(command)
+
+    async with in_memory(slow_quit) as client, trio.open_nursery() as nursery:
+        nursery.start_soon(client.close_engine)
+        await quit_seen.wait()
+        with trio.CancelScope() as stop:
+            stop.cancel()
+            await client.command("boardsize", "9")
+        assert stop.cancelled_caught
+        # Not cancelled: the engine is being closed, and the command says so.
+        with pytest.raises(EngineGone, match="closed while 'boardsize 9' was to be sent"):
+            await client.command("boardsize", "9")
+        nursery.cancel_scope.cancel()
+
+
 async def test_traffic_log_sees_every_line_from_the_first_command() -> None:
     lines: list[str] = []
     async with in_memory(log=lines.append) as client:
