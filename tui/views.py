@@ -72,7 +72,7 @@ class MatchupView:
     in_progress: int
     elo: str | None  # "+35 ± 80" from player_1's side; None before a game with a known result
     los: str | None  # "84%"
-    sprt: str | None  # "LLR 1.20 (-2.94..2.94)", "H1 accepted"; None without an SPRT
+    sprt: str | None  # "LLR 1.20 (-2.94..2.94) penta" (or "trino"), "H1 accepted"; None if none
     decided: bool = False  # an SPRT has decided: the matchup plays no more games
 
 
@@ -214,7 +214,8 @@ def _sprt_text(matchup: MatchupSnapshot) -> tuple[str | None, bool]:
     if stats.sprt_outcome is not None:
         return f"{stats.sprt_outcome.decision.value} accepted", True
     status = stats.sprt_status
-    return f"LLR {status.llr:.2f} ({status.lower_bound:.2f}..{status.upper_bound:.2f})", False
+    bounds = f"({status.lower_bound:.2f}..{status.upper_bound:.2f})"
+    return f"LLR {status.llr:.2f} {bounds} {status.model[:5]}", False
 
 
 def matchup_view(matchup: MatchupSnapshot) -> MatchupView:

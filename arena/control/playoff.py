@@ -143,6 +143,11 @@ def _parse_matchup(
     assert number_of_games is None or isinstance(number_of_games, int)
     sprt = values.pop("sprt", None)
     assert sprt is None or isinstance(sprt, SPRT)
+    if sprt is not None and sprt.model == "pentanomial" and not alternating:
+        raise where.error(
+            "SPRT model 'pentanomial' counts colour-swapped pairs:"
+            " it needs alternating=True (or openings)"
+        )
     settings = build_game_settings(values, where)
     if openings is not None:
         check_book(openings, settings, where.child(": openings"))

@@ -27,6 +27,7 @@ import attrs
 
 DEFAULT_CONFIDENCE = 0.95
 
+
 def z_value(confidence: float) -> float:
     """The two-sided normal quantile: 1.95996... for 0.95."""
     if not 0.0 < confidence < 1.0:
@@ -301,18 +302,31 @@ def _check_probability(_instance: object, attribute: attrs.Attribute[float], val
         raise ValueError(f"SPRT {attribute.name} must be between 0 and 1, not {value!r}")
 
 
+SPRT_MODELS = ("trinomial", "pentanomial")
+
+
+def _check_model(_instance: object, _attribute: object, value: str | None) -> None:
+    if value is not None and value not in SPRT_MODELS:
+        raise ValueError(f"SPRT model must be 'trinomial' or 'pentanomial', not {value!r}")
+
+
 @attrs.frozen
 class SPRT:
     """A sequential probability ratio test: H0 ``elo = elo0`` against H1 ``elo = elo1``.
 
     Elo is logistic Elo (see :func:`sprt_llr`).  ``alpha`` is the chance of
     accepting H1 when H0 holds, ``beta`` of accepting H0 when H1 holds.
+    ``model`` is what the test counts: ``"trinomial"`` (games: loss, draw, win),
+    ``"pentanomial"`` (colour-swapped pairs scoring 0, ½, 1, 1½ or 2), or None to
+    choose by the matchup (pairs when its colours alternate, see
+    :func:`arena.stats.matchstats.sprt_model`).
     """
 
     elo0: float = attrs.field(converter=float)
     elo1: float = attrs.field(converter=float)
     alpha: float = attrs.field(default=0.05, converter=float, validator=_check_probability)
     beta: float = attrs.field(default=0.05, converter=float, validator=_check_probability)
+    model: str | None = attrs.field(default=None, validator=_check_model, kw_only=True)
 
     def __attrs_post_init__(self) -> None:
         if not self.elo0 < self.elo1:
@@ -344,6 +358,7 @@ class SprtStatus:
     lower_bound: float
     upper_bound: float
     decision: SprtDecision
+    model: str = "trinomial"  # what the LLR was computed on: "trinomial" or "pentanomial"
 
 
 # A count of zero is replaced by this (as fastchess does) so that the constrained
@@ -408,5 +423,8 @@ def sprt_llr_pentanomial(sprt: SPRT, penta: Pentanomial) -> float:
 
 def sprt_status(sprt: SPRT, tally: WDL | Pentanomial) -> SprtStatus:
     """The LLR, its bounds and the decision for a tally (trinomial or pentanomial)."""
-    llr = sprt_llr(sprt, tally) if isinstance(tally, WDL) else sprt_llr_pentanomial(sprt, tally)
-    return SprtStatus(llr, sprt.lower_bound, sprt.upper_bound, sprt.decide(llr))
+    if isinstance(tally, WDL):
+        llr, model = sprt_llr(sprt, tally), "trinomial"
+    else:
+        llr, model = sprt_llr_pentanomial(sprt, tally), "pentanomial"
+    return SprtStatus(llr, sprt.lower_bound, sprt.upper_bound, sprt.decide(llr), model)

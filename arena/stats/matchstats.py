@@ -120,16 +120,29 @@ class SprtOutcome:
         return cls(SprtDecision(data["decision"]), int(data["games"]))
 
 
-def sprt_tally(wdl: WDL, pairs: Pentanomial, alternating: bool) -> WDL | Pentanomial:
-    """What an SPRT is run on: the pairs when colours alternate (as fastchess), else games."""
-    return pairs if alternating else wdl
+def sprt_model(sprt: SPRT, alternating: bool) -> str:
+    """The model an SPRT uses: its own ``model`` if set, else the pairs when colours alternate.
+
+    A matchup whose colours alternate (always so with openings: each opening is played
+    twice, colours swapped) is counted in pairs, as fastchess does: the two games of a pair
+    share an opening, so their results are not independent, and the pair score (five
+    outcomes) is.  A matchup that does not alternate has no pairs and counts games.
+    """
+    if sprt.model is not None:
+        return sprt.model
+    return "pentanomial" if alternating else "trinomial"
+
+
+def sprt_tally(sprt: SPRT, wdl: WDL, pairs: Pentanomial, alternating: bool) -> WDL | Pentanomial:
+    """What an SPRT is run on: pair counts under the pentanomial model, else game counts."""
+    return pairs if sprt_model(sprt, alternating) == "pentanomial" else wdl
 
 
 def check_sprt(
     sprt: SPRT, wdl: WDL, pairs: Pentanomial, *, alternating: bool
 ) -> SprtOutcome | None:
     """The outcome if the test has now decided, else None."""
-    status = sprt_status(sprt, sprt_tally(wdl, pairs, alternating))
+    status = sprt_status(sprt, sprt_tally(sprt, wdl, pairs, alternating))
     if status.decision is SprtDecision.CONTINUE:
         return None
     return SprtOutcome(status.decision, wdl.games + wdl.unknown)
@@ -173,6 +186,7 @@ class MatchupStats:
                 "lower_bound": self.sprt_status.lower_bound,
                 "upper_bound": self.sprt_status.upper_bound,
                 "decision": (self.sprt_outcome or self.sprt_status).decision.value,
+                "model": self.sprt_status.model,
             }
         return data
 
@@ -194,7 +208,7 @@ def matchup_stats(
     """The figures for a matchup whose player_1 has the tally ``wdl``."""
     status = None
     if sprt is not None:
-        status = sprt_status(sprt, sprt_tally(wdl, pairs, alternating))
+        status = sprt_status(sprt, sprt_tally(sprt, wdl, pairs, alternating))
     return MatchupStats(
         player_1=player_1,
         player_2=player_2,
@@ -273,7 +287,8 @@ def stats_lines(stats: MatchupStats) -> list[str]:
     if stats.sprt is not None and stats.sprt_status is not None:
         sprt, status = stats.sprt, stats.sprt_status
         text = (
-            f"SPRT elo0 {sprt.elo0:g} elo1 {sprt.elo1:g} alpha {sprt.alpha:g} beta {sprt.beta:g}:"
+            f"SPRT ({status.model}) elo0 {sprt.elo0:g} elo1 {sprt.elo1:g}"
+            f" alpha {sprt.alpha:g} beta {sprt.beta:g}:"
             f" LLR {status.llr:.2f} (bounds {status.lower_bound:.2f}, {status.upper_bound:.2f})"
         )
         outcome = stats.sprt_outcome
@@ -286,16 +301,27 @@ def stats_lines(stats: MatchupStats) -> list[str]:
 
 
 def sprt_from_control(value: object, where: Where) -> SPRT | None:
-    """A matchup's ``sprt=SPRT(elo0, elo1, alpha, beta)`` setting, checked."""
+    """A matchup's ``sprt=SPRT(elo0, elo1, alpha, beta, model=...)`` setting, checked."""
     if value is None:
         return None
     if not isinstance(value, ConfigToken) or value.kind != "SPRT":
         raise where.error(f"expected SPRT(elo0, elo1, alpha, beta), not {describe_value(value)}")
     arguments = [as_float(arg, where) for arg in value.args]
-    keywords = {name: as_float(arg, where.child(f".{name}")) for name, arg in value.kwargs.items()}
+    keywords: dict[str, Any] = {
+        name: as_float(arg, where.child(f".{name}"))
+        for name, arg in value.kwargs.items()
+        if name != "model"
+    }
+    if "model" in value.kwargs:
+        model = value.kwargs["model"]
+        if model is not None and not isinstance(model, str):
+            raise where.error(
+                f"SPRT model must be 'trinomial' or 'pentanomial', not {describe_value(model)}"
+            )
+        keywords["model"] = model
     try:
         return SPRT(*arguments, **keywords)
     except TypeError:
-        raise where.error("SPRT takes elo0, elo1 and optionally alpha and beta") from None
+        raise where.error("SPRT takes elo0, elo1 and optionally alpha, beta and model") from None
     except ValueError as exc:
         raise where.error(str(exc)) from None

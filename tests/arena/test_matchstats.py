@@ -10,7 +10,15 @@ import pytest
 from arena.competitions.playoff import Playoff
 from arena.errors import ControlFileError
 from arena.reports.text import competition_report
-from arena.stats.elo import SPRT, WDL, Pentanomial, SprtDecision, elo_estimate
+from arena.stats.elo import (
+    SPRT,
+    WDL,
+    Pentanomial,
+    SprtDecision,
+    elo_estimate,
+    sprt_llr,
+    sprt_llr_pentanomial,
+)
 from arena.stats.matchstats import PairCounter, format_elo_brief, matchup_stats, stats_lines
 from gtp.vertex import Colour
 
@@ -66,6 +74,7 @@ def test_report_lines_for_a_pairing() -> None:
         ("SPRT(0, 100)", SPRT(0, 100)),
         ("SPRT(-5, 5, alpha=0.1, beta=0.2)", SPRT(-5, 5, 0.1, 0.2)),
         ("SPRT(elo0=0, elo1=50, alpha=0.05, beta=0.05)", SPRT(0, 50)),
+        ("SPRT(0, 50, model='trinomial')", SPRT(0, 50, model="trinomial")),
         ("None", None),
     ],
 )
@@ -79,7 +88,9 @@ def test_matchup_sprt_setting(tmp_path: Path, sprt: str, expected: SPRT | None) 
     [
         ("5", "expected SPRT(elo0, elo1, alpha, beta), not 5"),
         ("SPRT(100, 0)", "SPRT elo0 must be less than elo1"),
-        ("SPRT(0)", "SPRT takes elo0, elo1 and optionally alpha and beta"),
+        ("SPRT(0)", "SPRT takes elo0, elo1 and optionally alpha, beta and model"),
+        ("SPRT(0, 10, model='binomial')", "SPRT model must be 'trinomial' or 'pentanomial'"),
+        ("SPRT(0, 10, model=5)", "SPRT model must be 'trinomial' or 'pentanomial', not 5"),
         ("SPRT(0, 10, alpha=2)", "SPRT alpha must be between 0 and 1"),
         ("SPRT(0, 'x')", "expected a number"),
     ],
@@ -205,3 +216,68 @@ def test_brief_elo_shows_the_finite_bound_of_a_clean_sweep() -> None:
 def test_a_sweep_too_short_to_tell_shows_its_range(wdl: WDL, shown: str) -> None:
     # Not "≥ -113" for the player who won both games.
     assert format_elo_brief(elo_estimate(wdl)) == shown
+
+
+def played_out(playoff: Playoff, winner_of: dict[int, str]) -> Playoff:
+    """Plays every game the playoff asks for; game k is won by ``winner_of[k % len]``."""
+    for job in iter(playoff.next_job, None):
+        winner = winner_of[job.game_number % len(winner_of)]
+        colour = B if job.black.code == winner else W
+        playoff.record_result(result(job.game_id, job.black.code, job.white.code, colour), {})
+    return playoff
+
+
+@pytest.mark.parametrize(
+    ("settings", "model"),
+    [
+        ("alternating=True", "pentanomial"),  # colour-swapped pairs: counted in pairs
+        ("alternating=False", "trinomial"),  # no pairs: counted in games
+        ("alternating=True, sprt=SPRT(0, 100, model='trinomial')", "trinomial"),
+        ("alternating=True, sprt=SPRT(0, 100, model='pentanomial')", "pentanomial"),
+    ],
+)
+def test_the_sprt_model_is_chosen_by_the_pairing_unless_set(
+    tmp_path: Path, settings: str, model: str
+) -> None:
+    sprt = "" if "sprt=" in settings else ", sprt=SPRT(0, 100)"
+    config = playoff_config(tmp_path, f"Matchup('a', 'b', number_of_games=20, {settings}{sprt})")
+    # a wins games 0, 1, 2 of every 4 and loses game 3: pairs score 2, 1, 2, 1...
+    playoff = played_out(Playoff(config), {0: "a", 1: "a", 2: "a", 3: "b"})
+    stats = playoff.snapshot().matchups[0].stats
+    assert stats is not None and stats.sprt_status is not None
+    assert stats.sprt_status.model == model
+    wdl, pairs = stats.pairing.wdl, stats.pairs
+    sprt_setting = config.playoff.matchups[0].sprt
+    assert sprt_setting is not None
+    expected = (
+        sprt_llr_pentanomial(sprt_setting, pairs)
+        if model == "pentanomial"
+        else sprt_llr(sprt_setting, wdl)
+    )
+    assert stats.sprt_status.llr == expected
+    report = competition_report(playoff.snapshot())
+    assert f"SPRT ({model}) elo0 0 elo1 100 alpha 0.05 beta 0.05: LLR {expected:.2f}" in report
+    assert stats.to_json()["sprt"]["model"] == model
+
+
+def test_openings_make_an_sprt_count_pairs(tmp_path: Path) -> None:
+    book = tmp_path / "openings"
+    book.mkdir()
+    for n in range(3):
+        (book / f"o{n}.sgf").write_text(f"(;SZ[9];B[{'abc'[n]}a])")
+    config = playoff_config(
+        tmp_path,
+        f"Matchup('a', 'b', number_of_games=12, openings={str(book)!r}, sprt=SPRT(0, 100))",
+    )
+    assert config.playoff.matchups[0].alternating
+    playoff = played_out(Playoff(config), {0: "a", 1: "b"})  # every pair 1-1
+    stats = playoff.snapshot().matchups[0].stats
+    assert stats is not None and stats.sprt_status is not None
+    assert stats.sprt_status.model == "pentanomial" and stats.pairs.counts == (0, 0, 6, 0, 0)
+
+
+def test_a_pentanomial_sprt_needs_colour_swapped_pairs(tmp_path: Path) -> None:
+    with pytest.raises(ControlFileError) as info:
+        playoff_config(tmp_path, "Matchup('a', 'b', sprt=SPRT(0, 10, model='pentanomial'))")
+    text = str(info.value)
+    assert "pentanomial" in text and "alternating=True" in text and "\n" not in text

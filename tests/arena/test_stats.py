@@ -361,6 +361,36 @@ def test_pentanomial_llr() -> None:
     assert sprt_status(sprt, Pentanomial(counts)).llr == llr
 
 
+@pytest.mark.parametrize(
+    ("counts", "elo0", "elo1", "expected"),
+    [
+        # Computed apart from the arena (mpmath, 30 digits, findroot on the Lagrange
+        # condition Σ f_i (a_i - s) / (1 + θ (a_i - s)) = 0 for s = score of elo0 and of
+        # elo1, then LLR = Σ n_i log(p1_i / p0_i) with p_i = f_i / (1 + θ (a_i - s))).
+        ((30, 150, 400, 180, 40), -5, 5, 3.76516304099),
+        ((10, 20, 40, 25, 5), 0, 10, -0.437486232891),
+        ((2, 5, 10, 8, 3), 0, 50, 0.237296429654),
+        ((4, 30, 60, 20, 1), 0, 5, -0.844088392881),
+        ((50, 50, 50, 50, 50), -10, 10, 0.0),  # symmetric about ½ and about elo 0
+    ],
+)
+def test_pentanomial_llr_table(
+    counts: tuple[int, int, int, int, int], elo0: float, elo1: float, expected: float
+) -> None:
+    llr = sprt_llr_pentanomial(SPRT(elo0, elo1), Pentanomial(counts))
+    assert math.isclose(llr, expected, rel_tol=1e-8, abs_tol=1e-9)
+
+
+def test_sprt_model_setting() -> None:
+    assert SPRT(0, 5).model is None
+    assert SPRT(0, 5, model="pentanomial").model == "pentanomial"
+    with pytest.raises(ValueError, match="SPRT model must be 'trinomial' or 'pentanomial'"):
+        SPRT(0, 5, model="binomial")
+    status = sprt_status(SPRT(0, 5), Pentanomial((1, 2, 3, 2, 1)))
+    assert status.model == "pentanomial"
+    assert sprt_status(SPRT(0, 5), WDL(3, 2, 1)).model == "trinomial"
+
+
 def test_pentanomial_llr_with_only_even_pair_scores_matches_trinomial() -> None:
     # Pairs scoring only 0, 1 or 2 have per-game scores 0, ½, 1: the same outcomes as a
     # trinomial tally with those counts (the zero cells only get fastchess's 0.001).

@@ -39,7 +39,7 @@ def test_sprt_ends_a_400_game_matchup_early_for_h1(tmp_path: Path) -> None:
     assert 24 <= len(results) <= 60
     assert sum(r.winning_player == "mcts" for r in results) >= 0.9 * len(results)
     report = files.report.read_text()
-    assert "SPRT elo0 0 elo1 100 alpha 0.05 beta 0.05: LLR " in report
+    assert "SPRT (pentanomial) elo0 0 elo1 100 alpha 0.05 beta 0.05: LLR " in report
     decided = next(line for line in report.splitlines() if line.startswith("SPRT "))
     assert decided.endswith(" games") and ", H1 accepted after " in decided
     assert f"mcts v random ({len(results)}/400 games)" in report

@@ -78,6 +78,14 @@ def test_a_decided_sprt_ends_its_matchup_early(tmp_path: Path) -> None:
         competition.record_result(result, {})
         played += 1
     assert played < 100
+    competition_before = _load(
+        tmp_path / "sprt2.ctl",
+        "matchups = [Matchup('a', 'b', alternating=True, number_of_games=1000,"
+        " sprt=SPRT(0, 200, 0.1, 0.1))]\n",
+    )
+    undecided = competition_view(competition_before.snapshot())
+    assert undecided is not None and isinstance(undecided.detail, PlayoffView)
+    assert undecided.detail.matchups[0].sprt == "LLR 0.00 (-2.20..2.20) penta"
     view = competition_view(competition.snapshot())
     assert view is not None and isinstance(view.detail, PlayoffView)
     (matchup,) = view.detail.matchups
