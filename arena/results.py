@@ -41,6 +41,7 @@ class EndReason(enum.Enum):
     CLAIM = "claim"  # gomill-genmove_ex claim, allowed for that player
     MOVE_LIMIT = "move_limit"  # stopped at move_limit: no winner, SGF RE[Void]
     UNKNOWN = "unknown"  # could not be scored, or the scorers disagreed
+    ADJUDICATED = "adjudicated"  # stopped early: the referee engine saw a decided game
 
 
 _SGF_SUFFIX: Mapping[EndReason, str] = {
@@ -48,6 +49,7 @@ _SGF_SUFFIX: Mapping[EndReason, str] = {
     EndReason.FORFEIT: "F",
     EndReason.TIME: "T",
     EndReason.CLAIM: "",
+    EndReason.ADJUDICATED: "",
 }
 
 

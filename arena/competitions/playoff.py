@@ -55,6 +55,7 @@ class PlayerTally:
     white_wins: float = 0.0
     forfeits: int = 0  # games lost by forfeit
     time_losses: int = 0  # games lost on time
+    adjudicated: int = 0  # games lost by adjudication (the referee engine's verdict)
     cpu_total: float = 0.0
     cpu_games: int = 0
     time_moves: int = 0  # genmoves timed
@@ -129,6 +130,8 @@ class MatchupTally:
                 self.players[loser].forfeits += 1
             elif result.end is EndReason.TIME:
                 self.players[loser].time_losses += 1
+            elif result.end is EndReason.ADJUDICATED:
+                self.players[loser].adjudicated += 1
 
     def counts(self) -> MatchupCounts:
         """A frozen copy for snapshots."""

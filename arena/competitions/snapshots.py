@@ -33,6 +33,7 @@ class PlayerCounts:
     white_wins: float = 0.0
     forfeits: int = 0  # games lost by forfeit
     time_losses: int = 0  # games lost on time
+    adjudicated: int = 0  # games lost by adjudication
     cpu_total: float = 0.0
     cpu_games: int = 0
     time_moves: int = 0  # genmoves timed

@@ -38,12 +38,13 @@ from arena.control.settings import (
     describe_value,
     parse_player,
     token_factory,
+    with_referee_players,
 )
 from arena.control.timecontrol import TIME_CONTROL_NAMES
 from arena.errors import ControlFileError
 
 # Names every competition type's control file may use.
-COMMON_TOKENS: Final = (*TIME_CONTROL_NAMES, "Openings")
+COMMON_TOKENS: Final = (*TIME_CONTROL_NAMES, "Openings", "Adjudication")
 
 
 # ---------------------------------------------------------------------------
@@ -189,7 +190,9 @@ def load_control_file(path: str | os.PathLike[str]) -> CompetitionConfig:
         players: dict[str, PlayerConfig] = {}
         if competition_type.players_required or control.has("players"):
             players = parse_players(control)
-        specific = competition_type.parse(control)
+        specific = with_referee_players(
+            competition_type.parse(control), players, control.where("referee")
+        )
         config = _parse_common(control, control_path, type_name, players, specific)
     except ControlFileError:
         # A misspelt setting is the likelier cause ("komi: not set" after `komy = 7.5`).

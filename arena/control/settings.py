@@ -36,14 +36,17 @@ from arena.control.values import as_str_dict as as_str_dict
 from arena.control.values import as_timeout as as_timeout
 from arena.control.values import cluster_address as cluster_address
 from arena.control.values import describe_value as describe_value
-from arena.control.values import expand_path
+from arena.control.values import expand_path, token_arguments
 from arena.control.values import token_factory as token_factory
 from gtp.handicap import max_fixed_handicap
 from gtp.protocol import is_well_formed_word
 from gtp.vertex import MAX_BOARD_SIZE, MIN_BOARD_SIZE
 
 HandicapStyle = Literal["fixed", "free"]
-Scorer = Literal["players", "internal"]
+Scorer = Literal["players", "internal", "referee", "referee_if_disagree"]
+SCORERS: Final = ("players", "internal", "referee", "referee_if_disagree")
+# Scorers that need a referee engine (the ``referee`` setting).
+REFEREE_SCORERS: Final = frozenset({"referee", "referee_if_disagree"})
 Compensation = Literal["no", "full", "short"]
 KoRuleName = Literal["simple", "positional", "situational"]
 
@@ -90,6 +93,55 @@ class PlayerConfig:
 
 
 @attrs.frozen
+class Adjudication:
+    """``Adjudication(margin, moves=4, after=20, every=1)``: end a one-sided game early.
+
+    From move ``after`` on, every ``every`` moves, the referee engine is asked
+    ``final_score``; when it gives the same player a lead of at least
+    ``margin`` points ``moves`` checks in a row, that player wins by
+    adjudication.
+    """
+
+    margin: float
+    moves: int = 4  # consecutive checks beyond the margin
+    after: int = 20  # no check before this many moves have been played
+    every: int = 1  # moves between checks
+
+    def describe(self) -> str:
+        text = (
+            f"margin {_format_number(self.margin)} for {self.moves} checks from move {self.after}"
+        )
+        if self.every != 1:
+            text += f", every {self.every} moves"
+        return text
+
+
+ADJUDICATION_ARGUMENTS: Final = ("margin", "moves", "after", "every")
+
+
+def parse_adjudication(value: object, where: Where) -> Adjudication | None:
+    """An ``adjudicate`` setting: None or ``Adjudication(...)``."""
+    if value is None or isinstance(value, Adjudication):
+        return value
+    if not isinstance(value, ConfigToken) or value.kind != "Adjudication":
+        raise where.error(f"expected Adjudication(...) or None, not {describe_value(value)}")
+    arguments = token_arguments(value, ADJUDICATION_ARGUMENTS, where)
+    if "margin" not in arguments:
+        raise where.error("Adjudication needs margin")
+    margin = as_float(arguments["margin"], where.child(": Adjudication margin"))
+    if margin <= 0:
+        raise where.error(f"Adjudication margin must be positive, not {margin:g}")
+    values: dict[str, int] = {}
+    for name, least in (("moves", 1), ("after", 0), ("every", 1)):
+        if name in arguments:
+            number = as_int(arguments[name], where.child(f": Adjudication {name}"))
+            if number < least:
+                raise where.error(f"Adjudication {name} must be at least {least}, not {number}")
+            values[name] = number
+    return Adjudication(margin, **values)
+
+
+@attrs.frozen
 class GameSettings:
     """How one game is played and scored."""
 
@@ -104,6 +156,11 @@ class GameSettings:
     allow_suicide: bool = True  # Gomill's referee never rejected self-capture
     time_control: TimeControl | None = None  # None: no clock (move_timeout applies)
     time_margin: float = DEFAULT_TIME_MARGIN  # seconds over the clock that do not lose
+    # The referee engine: its player code as written, and (resolved by the
+    # loader from ``players``) its Player, which the game starts or reuses.
+    referee: str | None = None
+    referee_player: PlayerConfig | None = None
+    adjudicate: Adjudication | None = None  # None: games are never adjudicated
 
     def describe(self) -> str:
         """``board size: 9   handicap: 2 (free)   komi: 0.5``, as Gomill's reports."""
@@ -127,10 +184,13 @@ class GameSettings:
             scoring = "area scoring"
             if self.handicap:
                 scoring += f" (handicap compensation {self.internal_scorer_handicap_compensation})"
+        elif self.scorer == "referee":
+            scoring = f"scored by the referee {self.referee}"
+        elif self.scorer == "referee_if_disagree":
+            scoring = f"scored by the players (the referee {self.referee} if they disagree)"
         else:
             scoring = "scored by the players"
         return f"{ko}, {suicide}, {scoring}"
-
 
 
 # ---------------------------------------------------------------------------
@@ -277,6 +337,8 @@ GAME_SETTINGS: Final = (
     "allow_suicide",
     "time_control",
     "time_margin",
+    "referee",
+    "adjudicate",
 )
 _REQUIRED_GAME_SETTINGS: Final = ("board_size", "komi")
 
@@ -305,7 +367,7 @@ def interpret_game_setting(name: str, value: object, where: Where) -> object:
             raise where.error(f"must be a positive integer, not {limit}")
         return limit
     if name == "scorer":
-        return as_choice(value, ("players", "internal"), where)
+        return as_choice(value, SCORERS, where)
     if name == "internal_scorer_handicap_compensation":
         return as_choice(value, ("no", "full", "short"), where)
     if name == "ko_rule":
@@ -316,6 +378,10 @@ def interpret_game_setting(name: str, value: object, where: Where) -> object:
         return parse_time_control(value, where)
     if name == "time_margin":
         return parse_time_margin(value, where)
+    if name == "referee":
+        return None if value is None else as_str(value, where)
+    if name == "adjudicate":
+        return parse_adjudication(value, where)
     raise AssertionError(name)
 
 
@@ -325,6 +391,11 @@ def build_game_settings(values: Mapping[str, object], where: Where) -> GameSetti
         if name not in values:
             raise where.error(f"{name} is not set (give it here or at the top level)")
     settings = GameSettings(**values)  # type: ignore[arg-type]
+    if settings.referee is None:
+        if settings.scorer in REFEREE_SCORERS:
+            raise where.error(f"scorer {settings.scorer!r} needs a referee (a player code)")
+        if settings.adjudicate is not None:
+            raise where.error("adjudicate needs a referee (a player code)")
     handicap = settings.handicap
     if handicap is not None:
         size = settings.board_size
@@ -340,6 +411,39 @@ def build_game_settings(values: Mapping[str, object], where: Where) -> GameSetti
                 f" on {size}x{size} (at most {limit})"
             )
     return settings
+
+
+def with_referee_players(value: Any, players: Mapping[str, PlayerConfig], where: Where) -> Any:
+    """``value`` (a competition's settings) with each GameSettings' referee code resolved.
+
+    Walks attrs instances and tuples; raises a ControlFileError for a
+    referee that names no player.
+    """
+    if isinstance(value, GameSettings):
+        code = value.referee
+        if code is None:
+            return value
+        player = players.get(code)
+        if player is None:
+            known = ", ".join(sorted(players)) or "none"
+            raise where.error(f"referee {code!r} is not a player code (players: {known})")
+        return attrs.evolve(value, referee_player=player)
+    if isinstance(value, tuple):
+        items = [with_referee_players(item, players, where) for item in value]
+        if all(new is old for new, old in zip(items, value, strict=True)):
+            return value
+        return tuple(items)
+    if attrs.has(type(value)):
+        changes = {}
+        for field in attrs.fields(type(value)):
+            if not field.init:
+                continue
+            old = getattr(value, field.name)
+            new = with_referee_players(old, players, where)
+            if new is not old:
+                changes[field.alias or field.name] = new
+        return attrs.evolve(value, **changes) if changes else value
+    return value
 
 
 def _format_number(value: float) -> str:

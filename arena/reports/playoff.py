@@ -3,7 +3,7 @@
 Pure functions from a :class:`arena.competitions.snapshots.PlayoffSnapshot` to text.  Each
 matchup gets Gomill's table (wins and percentage, the black/white breakdown when
 colours alternated, otherwise each player's colour, average CPU) with extra
-columns for games lost by forfeit and on time when there are any, each
+columns for games lost by forfeit, on time and by adjudication when there are any, each
 player's average and longest time per move once moves were timed, and lines
 for unknown results, move-limit results and void (replayed) games.
 """
@@ -164,6 +164,9 @@ def matchup_table(matchup: MatchupSnapshot) -> list[str]:
     if t1.time_losses or t2.time_losses:
         columns.append(_Column([str(t1.time_losses), str(t2.time_losses)]))
         headings.append(_Heading("timeouts"))
+    if t1.adjudicated or t2.adjudicated:
+        columns.append(_Column([str(t1.adjudicated), str(t2.adjudicated)]))
+        headings.append(_Heading("adjudicated"))
     if t1.average_cpu is not None or t2.average_cpu is not None:
         columns.append(_Column([_cpu(t1.average_cpu), _cpu(t2.average_cpu)], right_padding=2))
         headings.append(_Heading("avg cpu"))

@@ -45,6 +45,7 @@ END_COLOURS: Final[Mapping[EndReason, tuple[str, str]]] = {
     EndReason.TIME: ("lost on time", "#f58518"),
     EndReason.MOVE_LIMIT: ("move limit", "#b279a2"),
     EndReason.UNKNOWN: ("unknown result", "#9d9d9d"),
+    EndReason.ADJUDICATED: ("adjudicated", "#eeca3b"),
 }
 
 # ---------------------------------------------------------------------------

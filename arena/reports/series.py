@@ -185,6 +185,7 @@ END_ORDER: Final = (
     EndReason.CLAIM,
     EndReason.FORFEIT,
     EndReason.TIME,
+    EndReason.ADJUDICATED,
     EndReason.MOVE_LIMIT,
     EndReason.UNKNOWN,
 )

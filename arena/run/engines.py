@@ -38,6 +38,7 @@ _OPTIONAL_COMMANDS: Final = (
     "gomill-cpu_time",
     "gomill-genmove_ex",
     "final_score",
+    "final_status_list",  # a referee engine's dead stones, for the record
     *TIME_COMMANDS,
 )
 ARENA_TIMINGS: Final = ShutdownTimings(quit_timeout=3.0, exit_grace=3.0, term_grace=3.0)

@@ -11,6 +11,18 @@ The procedure is Gomill's: each engine gets its ``startup_gtp_commands``, then
 claim`` for a player allowed to claim) and ``play`` alternate until the referee
 (:mod:`arena.run.referee`) ends the game; then the game is scored.
 
+A referee engine (the ``referee`` setting) is started or reused only when it
+is first needed: to score (scorer ``referee``, or ``referee_if_disagree`` when
+the players' answers do not settle the result; also at ``move_limit``) or to
+check for adjudication (``adjudicate``: from move ``after``, every ``every``
+moves, its ``final_score``; a lead of ``margin`` or more for the same player
+``moves`` checks in a row ends the game).  It is given ``boardsize``,
+``clear_board``, ``komi``, the handicap stones (``set_free_handicap``) and the
+moves so far (``play``), then asked ``final_score`` (and, to score, for the
+record, ``final_status_list dead``).  Any fault of the referee engine (a
+failure response, a timeout, a crash, an answer that is not a score) makes the
+game void: it is replayed, never scored by anyone else.
+
 Clocks and openings: a clocked player's engine is told its time control after
 ``komi`` (``kgs-time_settings`` where it lists it, else ``time_settings``;
 ``kata-time_settings`` for Fischer) and ``time_left`` before each genmove; an
@@ -38,17 +50,22 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import attrs
 
-from arena.control.settings import PlayerConfig
+from arena.control.settings import Adjudication, PlayerConfig
 from arena.control.timecontrol import TIME_LEFT, TIME_SETTINGS
 from arena.results import ArenaLatency, GameJob, MoveTimes, PlayedMove
 from arena.run.clock import Charge, PlayerClock, loss_reason, time_left_arguments
 from arena.run.engines import EngineSession, format_komi
-from arena.run.referee import Referee, check_fixed_handicap_answer, check_free_handicap_answer
+from arena.run.referee import (
+    Referee,
+    check_fixed_handicap_answer,
+    check_free_handicap_answer,
+    parse_final_score,
+)
 from arena.run.stalls import (
     Doubt,
     RunQueueProbe,
@@ -58,7 +75,7 @@ from arena.run.stalls import (
     waited_since,
 )
 from gtp.client import GtpClient
-from gtp.errors import CommandFailed, EngineGone, EngineTimeout, ProtocolError
+from gtp.errors import CommandFailed, EngineGone, EngineStartError, EngineTimeout, ProtocolError
 from gtp.vertex import PASS, Colour, Move, format_vertex
 
 BLACK, WHITE = Colour.BLACK, Colour.WHITE
@@ -80,6 +97,9 @@ class MatchOptions:
     stderr_log: Callable[[str, str], None] | None = None  # (player code, line)
     gtp_log: Callable[[str], None] | None = None  # one traffic line, already labelled
     on_move: MoveObserver | None = None
+    # Told of the game as it starts: the ringmaster reads its clocks and board for
+    # the few move events it emits (nothing is copied per move).
+    on_game: Callable[[Game], None] | None = None
 
 
 class Stop(Exception):
@@ -133,6 +153,13 @@ class Game:
     lag_max: float = 0.0
     # The arena's own wait for a CPU, read around clocked moves (arena.run.stalls).
     arena_probe: RunQueueProbe | None = None
+    # The referee engine: how to get it (None: no referee), once got, the
+    # moves it has been told, and the adjudication's run of checks.
+    acquire_judge: Callable[[], Awaitable[EngineSession]] | None = None
+    judge: EngineSession | None = None
+    judge_told: int = 0
+    leader: Colour | None = None
+    lead_checks: int = 0
 
     def close(self) -> None:
         """Let go of what the clocks read (the game is over)."""
@@ -203,21 +230,26 @@ class Game:
         return ArenaLatency(self.lag_commands, self.lag_total, self.lag_max)
 
     async def run(self) -> None:
+        if self.options.on_game is not None:
+            self.options.on_game(self)
         try:
             await self.setup()
             await self.play_opening()
             referee = self.referee
             black, white = self.sessions[BLACK], self.sessions[WHITE]
             black_clock, white_clock = self.clocks.get(BLACK), self.clocks.get(WHITE)
+            adjudication = self.job.settings.adjudicate
             # referee.is_over and referee.needs_scoring, read directly (once a move).
             while referee.outcome is None:
-                if referee.consecutive_passes >= 2:
+                if referee.consecutive_passes >= 2 or referee.limit_reached:
                     await self.score()
                     break
                 if referee.to_move is BLACK:
                     await self.one_move(BLACK, black, white, black_clock)
                 else:
                     await self.one_move(WHITE, white, black, white_clock)
+                if adjudication is not None and adjudication.after <= referee.moves_played:
+                    await self.adjudication_check(adjudication)
         except Stop:
             pass
 
@@ -473,11 +505,141 @@ class Game:
             raise self.fault(colour.opponent, opponent_session, exc) from None
         self.account(opponent_client)
 
+    # -- the referee engine ----------------------------------------------------
+
+    @property
+    def judge_name(self) -> str:
+        """The referee engine as the record names it: its player code and its name."""
+        settings = self.job.settings
+        code = settings.referee or "?"
+        session = self.judge
+        if session is None or session.sgf_name in ("", code):
+            return code
+        return f"{code} ({session.sgf_name})"
+
+    async def judge_command(self, name: str, *args: str) -> str:
+        """A command to the referee engine; any fault of it makes the game void."""
+        session = self.judge
+        assert session is not None
+        try:
+            return await session.client.command(
+                session.gtp(name), *args, timeout=session.player.command_timeout
+            )
+        except CommandFailed as exc:
+            what = f"rejected {exc.command!r}: {exc.failure}"
+        except EngineTimeout as exc:
+            what = f"did not answer {exc.command!r} within {exc.timeout:g}s"
+        except (EngineGone, ProtocolError) as exc:
+            what = exc.message
+        raise Void(f"the referee {self.judge_name} {what}")
+
+    async def referee_engine(self) -> EngineSession:
+        """The referee engine, set up for this game and told every move played so far."""
+        settings = self.job.settings
+        if self.judge is None:
+            if self.acquire_judge is None:
+                raise Void(f"no referee engine for {settings.referee!r} (its Player is not known)")
+            try:
+                self.judge = await self.acquire_judge()
+            except EngineStartError as exc:
+                raise Void(f"the referee: {exc}") from None
+            for words in self.judge.player.startup_gtp_commands:
+                await self.judge_command(*words)
+            await self.judge_command("boardsize", str(settings.board_size))
+            await self.judge_command("clear_board")
+            await self.judge_command("komi", format_komi(settings.komi))
+            stones = self.referee.handicap_stones
+            if stones:
+                size = settings.board_size
+                vertices = [format_vertex(point, size) for point in stones]
+                await self.judge_command("set_free_handicap", *vertices)
+        size = settings.board_size
+        for played in self.moves[self.judge_told :]:
+            await self.judge_command(
+                "play", played.colour.value, format_vertex(played.move.point, size)
+            )
+            self.judge_told += 1
+        return self.judge
+
+    async def adjudication_check(self, adjudication: Adjudication) -> None:
+        """Ask the referee engine for the score; end the game once one side stays far ahead."""
+        referee = self.referee
+        if referee.outcome is not None or referee.consecutive_passes >= 2 or referee.limit_reached:
+            return
+        if (referee.moves_played - adjudication.after) % adjudication.every:
+            return
+        await self.referee_engine()
+        answer = await self.judge_command("final_score")
+        score = parse_final_score(answer)
+        if score is None:
+            raise Void(
+                f"the referee {self.judge_name} answered final_score with {answer.strip()!r}"
+            )
+        leader = score.winner if score.margin >= adjudication.margin else None
+        if leader is None:
+            self.leader, self.lead_checks = None, 0
+            return
+        if leader is self.leader:
+            self.lead_checks += 1
+        else:
+            self.leader, self.lead_checks = leader, 1
+        if self.lead_checks >= adjudication.moves:
+            reason = (
+                f"adjudicated by the referee {self.judge_name}: {answer.strip()} at move"
+                f" {referee.moves_played}, {leader.gtp_name} ahead by at least"
+                f" {adjudication.margin:g} for {self.lead_checks} checks"
+            )
+            referee.adjudicate(leader, reason)
+
+    async def score_by_referee(self) -> None:
+        session = await self.referee_engine()
+        answer = await self.judge_command("final_score")
+        dead: str | None = None
+        if session.supports("final_status_list"):
+            try:
+                dead = await session.client.command(
+                    session.gtp("final_status_list"),
+                    "dead",
+                    timeout=session.player.command_timeout,
+                )
+            except CommandFailed as exc:
+                self.notes.append(
+                    f"the referee {self.judge_name} gave no dead stones: {exc.failure}"
+                )
+            except EngineTimeout as exc:
+                raise Void(
+                    f"the referee {self.judge_name} did not answer {exc.command!r}"
+                    f" within {exc.timeout:g}s"
+                ) from None
+            except (EngineGone, ProtocolError) as exc:
+                raise Void(f"the referee {self.judge_name} {exc.message}") from None
+        try:
+            self.referee.score_from_referee(self.judge_name, answer, dead)
+        except ValueError as exc:
+            raise Void(str(exc)) from None
+
     async def score(self) -> None:
         referee = self.referee
-        if self.job.settings.scorer == "internal":
+        scorer = self.job.settings.scorer
+        if scorer == "internal":
             referee.score_internally()
             return
+        if scorer == "referee" or referee.limit_reached:
+            await self.score_by_referee()
+            return
+        answers = await self.players_scores()
+        if scorer == "players":
+            referee.score_from_players(answers)
+            return
+        outcome = referee.players_outcome(answers)
+        if referee.players_settled(outcome):
+            referee.settle(outcome)
+            return
+        self.notes.append(f"the players' scores did not settle the game ({outcome.reason or '?'})")
+        await self.score_by_referee()
+
+    async def players_scores(self) -> dict[Colour, str | None]:
+        """The reliable scorers' ``final_score`` answers (failures noted, not asked: absent)."""
         answers: dict[Colour, str | None] = {}
         for colour in (BLACK, WHITE):
             session = self.sessions[colour]
@@ -492,7 +654,7 @@ class Game:
                 self.notes.append(f"{_who(player, colour)} could not score: {exc.failure}")
             except (EngineTimeout, EngineGone, ProtocolError) as exc:
                 self.notes.append(f"{_who(player, colour)} could not score: {exc.message}")
-        referee.score_from_players(answers)
+        return answers
 
     async def cpu_times(self) -> dict[Colour, float | None]:
         """CPU per engine from ``gomill-cpu_time`` (None when unsupported or failing)."""

@@ -4,7 +4,9 @@
 :class:`arena.run.engines.EngineProvider`, which may keep them between
 games), has the game played (:class:`arena.run.game.Game`: setup, clocks,
 opening, moves, scoring, every engine fault made a result), gathers the
-engines' CPU time and makes the record; :func:`play_single_game` is the same
+engines' CPU time and makes the record (a referee engine, when the settings
+name one, is got from the same provider the first time the game needs it and
+given back with the players' engines); :func:`play_single_game` is the same
 as one self-contained function of the job, starting and stopping its own
 engines.
 
@@ -14,7 +16,7 @@ Cancellation (a stop at once) is never turned into a result.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import trio
 
@@ -65,6 +67,10 @@ async def play_game(
     try:
         try:
             needed = frozenset({job.black.code, job.white.code})
+            judge = job.settings.referee_player
+            if judge is not None:
+                needed |= {judge.code}
+                game.acquire_judge = _judge_acquirer(judge, job.game_id, provider, needed, options)
             for colour in (BLACK, WHITE):
                 player = job.player(colour)
                 stderr_sink, traffic_sink = _sinks(player, colour, options)
@@ -105,6 +111,11 @@ async def play_game(
                 if note:
                     game.notes.append(note)
                 await provider.release(session, healthy=void_reason is None)
+            if game.judge is not None:
+                note = game.judge.end_game()
+                if note:
+                    game.notes.append(f"referee: {note}")
+                await provider.release(game.judge, healthy=void_reason is None)
     if void_reason is None and not provider.reuse:
         for colour, session in sessions.items():
             if cpu[colour] is None:
@@ -133,6 +144,30 @@ async def play_game(
             **record_fields,  # type: ignore[arg-type]
         )
     return GameRecord(result=_result(game, cpu), **record_fields)  # type: ignore[arg-type]
+
+
+def _judge_acquirer(
+    judge: PlayerConfig,
+    game_id: str,
+    provider: EngineProvider,
+    needed: frozenset[str],
+    options: MatchOptions,
+) -> Callable[[], Awaitable[EngineSession]]:
+    """How the game gets its referee engine when it first needs it (started or reused)."""
+    stderr_log, gtp_log = options.stderr_log, options.gtp_log
+    code = judge.code
+    label = f"{code} (referee)"
+
+    async def acquire() -> EngineSession:
+        return await provider.acquire(
+            judge,
+            game_id,
+            keep=needed,
+            stderr_sink=(lambda line: stderr_log(code, line)) if stderr_log is not None else None,
+            traffic_sink=(lambda line: gtp_log(f"{label} {line}")) if gtp_log is not None else None,
+        )
+
+    return acquire
 
 
 def _name(session: EngineSession | None, player: PlayerConfig) -> str:

@@ -6,8 +6,13 @@ way the game ended.  The match runner tells it what the engines said; the
 referee decides: an ill-formed or illegal move forfeits the mover, two passes
 end the game for scoring, ``move_limit`` stops it with no winner, a resignation
 or an allowed claim ends it.  Scoring is either internal (area, every stone
-alive, komi, handicap compensation) or by the players' ``final_score``
-answers, where disagreement about the winner gives an unknown result.
+alive, komi, handicap compensation), by the players' ``final_score``
+answers, where disagreement about the winner gives an unknown result, or by
+a referee engine's ``final_score`` (scorer ``referee``; ``referee_if_disagree``
+asks it only when the players' answers do not settle the result).  With a
+referee scorer ``move_limit`` does not end the game with no winner: the game
+is scored there.  An adjudicated game (the referee engine saw one side far
+ahead for several checks) is a win with no margin.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import Final
 
 import attrs
 
-from arena.control.settings import GameSettings
+from arena.control.settings import REFEREE_SCORERS, GameSettings
 from arena.results import EndReason
 from gtp.board import Board, IllegalMove, IllegalReason, KoRule
 from gtp.errors import VertexError
@@ -124,6 +129,8 @@ class Referee:
         self.moves_played = 0
         self.consecutive_passes = 0
         self.outcome: Outcome | None = None
+        # move_limit reached under a referee scorer: the game is to be scored.
+        self.limit_reached = False
         self.notes: list[str] = []  # scorer answers and the like, for the record
 
     # ------------------------------------------------------------------
@@ -146,7 +153,7 @@ class Referee:
     @property
     def needs_scoring(self) -> bool:
         """Two passes ended the game and no result is known yet."""
-        return self.outcome is None and self.consecutive_passes >= 2
+        return self.outcome is None and (self.consecutive_passes >= 2 or self.limit_reached)
 
     def interpret_genmove(self, colour: Colour, answer: str, *, claim_allowed: bool) -> Move | None:
         """Check a genmove answer for ``colour`` and play it.
@@ -192,6 +199,9 @@ class Referee:
         else:
             self.consecutive_passes = 0
         if self.consecutive_passes < 2 and self.moves_played >= self.settings.move_limit:
+            if self.settings.scorer in REFEREE_SCORERS:
+                self.limit_reached = True
+                return True
             self._finish(
                 Outcome(
                     None,
@@ -235,6 +245,10 @@ class Referee:
         """The game cannot be given a winner (e.g. nobody could score it)."""
         self._finish(Outcome(None, EndReason.UNKNOWN, reason=reason))
 
+    def settle(self, outcome: Outcome) -> None:
+        """End the game with ``outcome`` (e.g. the players' scores, judged settled)."""
+        self._finish(outcome)
+
     def _finish(self, outcome: Outcome) -> None:
         if self.outcome is None:
             self.outcome = outcome
@@ -273,6 +287,12 @@ class Referee:
         different winners give an unknown result; the same winner with
         different margins gives a win with no margin.
         """
+        outcome = self.players_outcome(answers)
+        self._finish(outcome)
+        return outcome
+
+    def players_outcome(self, answers: Mapping[Colour, str | None]) -> Outcome:
+        """What :meth:`score_from_players` decides, without ending the game (notes kept)."""
         scores: dict[Colour, PlayerScore] = {}
         for colour in (Colour.BLACK, Colour.WHITE):
             answer = answers.get(colour)
@@ -299,5 +319,32 @@ class Referee:
                 outcome = Outcome(None, EndReason.SCORE, 0.0, "jigo")
             else:
                 outcome = Outcome(first.winner, EndReason.SCORE, first.margin)
+        return outcome
+
+    def players_settled(self, outcome: Outcome) -> bool:
+        """Whether the players' scores gave a result the referee need not check."""
+        return outcome.end is EndReason.SCORE and outcome.margin is not None
+
+    def score_from_referee(self, who: str, answer: str, dead: str | None) -> Outcome:
+        """The referee engine ``who``'s ``final_score`` decides (``dead``: its dead stones).
+
+        Raises ValueError for an answer that is not a score.
+        """
+        parsed = parse_final_score(answer)
+        if parsed is None:
+            raise ValueError(f"the referee {who} answered final_score with {_shown(answer)}")
+        where = f" at the move limit ({self.settings.move_limit})" if self.limit_reached else ""
+        if dead is not None:
+            stones = " ".join(dead.split()) or "none"
+            self.notes.append(f"dead stones according to the referee {who}: {stones}")
+        reason = f"scored by the referee {who}{where}: {answer.strip()}"
+        if parsed.winner is None:
+            outcome = Outcome(None, EndReason.SCORE, 0.0, reason)
+        else:
+            outcome = Outcome(parsed.winner, EndReason.SCORE, parsed.margin, reason)
         self._finish(outcome)
         return outcome
+
+    def adjudicate(self, winner: Colour, reason: str) -> None:
+        """End the game now: ``winner`` wins by adjudication."""
+        self._finish(Outcome(winner, EndReason.ADJUDICATED, reason=reason))

@@ -5,7 +5,7 @@ Run as ``python fake_engine.py [options]``.  It plays the moves given with
 misbehaves on request at its N-th genmove (counting from 1): crash, hang,
 answer a given text, write protocol garbage, flood stderr.  Other options
 make it fail a command, claim, score, describe itself, explain its moves or
-report CPU time.
+report CPU time, or crash when sent a given command (``--crash-on``).
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--ignore-eof", action="store_true", help="linger after end of input")
     p.add_argument("--crash-in-game", default="", help="crash at --crash-at only in this game")
     p.add_argument("--fill", action="store_true", help="play the first empty point, not --moves")
+    p.add_argument("--crash-on", default="", help="crash when sent this command")
+    p.add_argument("--dead", default=None, help="final_status_list dead answer")
     return p.parse_args(argv)
 
 
@@ -80,6 +82,8 @@ def main(argv: list[str]) -> int:
     ]
     if options.score:
         commands.append("final_score")
+    if options.dead is not None:
+        commands.append("final_status_list")
     if options.describe:
         commands.append("gomill-describe_engine")
     if options.explain:
@@ -103,6 +107,8 @@ def main(argv: list[str]) -> int:
             command_id = words.pop(0)
         name, args = words[0], words[1:]
         ok, text = True, ""
+        if name == options.crash_on:
+            os._exit(3)
         if name in failures:
             ok, text = False, failures[name]
         elif name == "protocol_version":
@@ -162,6 +168,8 @@ def main(argv: list[str]) -> int:
                 ok, text = False, reject_text
         elif name == "final_score":
             text = options.score
+        elif name == "final_status_list" and options.dead is not None:
+            text = options.dead
         elif name == "gomill-describe_engine":
             text = options.describe
         elif name == "gomill-explain_last_move":
