@@ -79,6 +79,7 @@ _HOW: Final = {
     EndReason.CLAIM: "claim",
     EndReason.MOVE_LIMIT: "move limit",
     EndReason.UNKNOWN: "unknown",
+    EndReason.ADJUDICATED: "adjudicated",
 }
 
 
