@@ -321,13 +321,25 @@ class DaskExecutor:
     async def _connect(self, timeout: float) -> dict[str, WorkerInfo]:
         from distributed import Client
 
-        self._client = client = await Client(  # type: ignore[no-untyped-call]
+        client: Any = Client(  # type: ignore[no-untyped-call]
             self.address,
             asynchronous=True,
             timeout=timeout,
             name="gtp-arena",
             set_as_default=False,
         )
+        try:
+            # Our own bound: distributed's retries overran its timeout (20-57 s for 10),
+            # and a client that never connected must be closed here, not in __del__
+            # (which leaves "coroutine ... was never awaited" warnings on the screen).
+            await asyncio.wait_for(client, timeout)
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.close(timeout=1), 2)
+            if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+                raise OSError(f"no answer within {timeout:g} s") from None
+            raise
+        self._client = client
         # Subscribed before the first task is submitted (one ordered stream to the
         # scheduler), and before the workers are listed, so no change is missed.
         client.subscribe_topic(self._topic, self._on_progress)

@@ -358,13 +358,15 @@ def test_a_game_no_worker_can_serve_is_warned_of_and_waits_for_a_worker_that_can
 
 
 @pytest.mark.slow
-def test_an_unreachable_scheduler_is_one_line_and_a_failure(tmp_path: Path) -> None:
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:9", "http://nowhere:1"])
+def test_an_unreachable_scheduler_is_one_line_and_a_failure(tmp_path: Path, address: str) -> None:
+    """One line, and nothing after it (no 'coroutine ... was never awaited' warnings)."""
     path = write_ctl(tmp_path)
-    code, err = finish(arena(path, "--cluster", "tcp://127.0.0.1:9"), timeout=60)
+    code, err = finish(arena(path, "--cluster", address), timeout=60)
     assert code == 1
     lines = err.splitlines()
     assert len(lines) == 1, err
-    assert lines[0].startswith("arena: cannot reach the Dask scheduler at tcp://127.0.0.1:9: ")
+    assert lines[0].startswith(f"arena: cannot reach the Dask scheduler at {address}: ")
     assert not CompetitionFiles.for_control_file(path).journal.exists()
 
 
