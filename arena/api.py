@@ -117,6 +117,10 @@ def _settings(board_size: int, komi: float, extra: dict[str, Any]) -> GameSettin
                 raise ValueError(f"play_match: unknown game setting {name!r}")
             if value is None and name == "handicap":
                 continue
+            if name == "referee" and isinstance(value, PlayerConfig):
+                # The library takes the referee engine itself (no players dict to look in).
+                values["referee"], values["referee_player"] = value.code, value
+                continue
             values[name] = interpret_game_setting(name, value, where.child(f" {name}"))
         return build_game_settings(values, where)
     except ControlFileError as exc:

@@ -8,6 +8,7 @@ import pytest
 import trio
 from sgfmill import sgf
 
+from arena.api import engine, play_match
 from arena.competitions.playoff import Playoff
 from arena.control.settings import Adjudication, GameSettings, PlayerConfig
 from arena.errors import ControlFileError
@@ -18,7 +19,7 @@ from arena.run.match import play_game
 from arena.store.sgf import build_sgf
 from gtp.vertex import Colour
 
-from .fakes import fake_player
+from .fakes import fake_command, fake_player
 from .helpers import playoff_config, result
 
 B, W = Colour.BLACK, Colour.WHITE
@@ -206,3 +207,19 @@ def test_the_report_counts_adjudicated_games_apart(tmp_path: Path) -> None:
         "b      2 66.67%   (white)        1           0\n"
     ) in text
     assert result("0_0", "a", "b", W, EndReason.ADJUDICATED).sgf_result == "W+"
+
+
+async def test_the_library_takes_the_referee_engine_itself() -> None:
+    judge = engine(fake_command("--score=B+40"), code="judge")
+    result = await play_match(
+        fake_command("--moves=D4,E4,F4,G4"),
+        fake_command("--moves=D6,E6,F6,G6"),
+        games=2,
+        referee=judge,
+        scorer="referee",
+        adjudicate=Adjudication(30, moves=2, after=1),
+    )
+    assert [(r.end, r.moves, r.sgf_result) for r in result.results] == [
+        (EndReason.ADJUDICATED, 2, "B+"),
+        (EndReason.ADJUDICATED, 2, "B+"),
+    ]
