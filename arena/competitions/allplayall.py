@@ -23,7 +23,7 @@ from typing import Any
 
 import attrs
 
-from arena.competitions.base import PlayerCheck
+from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.playoff import Playoff
 from arena.competitions.snapshots import AllPlayAllSnapshot, GridCell, PlayoffSnapshot
 from arena.control.allplayall import allplayall_settings, competitor_letter
@@ -53,10 +53,12 @@ class AllPlayAll:
     # -- scheduling (the playoff's) -------------------------------------------
 
     def player_checks(self) -> list[PlayerCheck]:
-        return [
-            PlayerCheck(self.config.players[code], self.settings.settings)
-            for code in self.settings.competitors
-        ]
+        return with_referee_checks(
+            [
+                PlayerCheck(self.config.players[code], self.settings.settings)
+                for code in self.settings.competitors
+            ]
+        )
 
     def next_job(self) -> GameJob | None:
         return self._playoff.next_job()
@@ -185,4 +187,3 @@ class AllPlayAll:
             in_progress=inner.in_progress,
             complete=inner.complete,
         )
-

@@ -26,10 +26,13 @@ class PlayerCheck:
 
     player: PlayerConfig
     settings: GameSettings
+    referee: bool = False  # checked as the games' referee engine, not as a player
 
     @property
     def required_commands(self) -> frozenset[str]:
         """Commands the engine must list for these games (Fischer time: kata-time_settings)."""
+        if self.referee:
+            return frozenset({"final_score"})
         control = self.player.time_control or self.settings.time_control
         needed = None if control is None else control.required_command
         return frozenset() if needed is None else frozenset({needed})
@@ -37,7 +40,19 @@ class PlayerCheck:
     @property
     def clocked(self) -> bool:
         """The player's games run under a clock."""
+        if self.referee:
+            return False
         return (self.player.time_control or self.settings.time_control) is not None
+
+
+def with_referee_checks(checks: list[PlayerCheck]) -> list[PlayerCheck]:
+    """``checks`` and a check of each referee engine their settings name (once each)."""
+    referees: dict[PlayerConfig, PlayerCheck] = {}
+    for check in checks:
+        judge = check.settings.referee_player
+        if judge is not None and judge not in referees:
+            referees[judge] = PlayerCheck(judge, check.settings, referee=True)
+    return [*checks, *referees.values()]
 
 
 def is_clocked(checks: list[PlayerCheck]) -> bool:

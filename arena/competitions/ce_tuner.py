@@ -35,7 +35,7 @@ from typing import Any, Final
 
 import attrs
 
-from arena.competitions.base import PlayerCheck
+from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.cem import (
     FinishedGeneration,
     Gaussian,
@@ -198,10 +198,12 @@ class CeTuner(TunerBookkeeping):
         where = Where(self.config.control_path, "make_candidate")
         sample = self._distribution.means
         mean = ce_candidate_player(settings, sample, "candidate", where, self.config.directory)
-        return [
-            PlayerCheck(self.config.players[settings.opponent], settings.settings),
-            PlayerCheck(mean, settings.settings),
-        ]
+        return with_referee_checks(
+            [
+                PlayerCheck(self.config.players[settings.opponent], settings.settings),
+                PlayerCheck(mean, settings.settings),
+            ]
+        )
 
     def next_job(self) -> GameJob | None:
         if not self._playing():

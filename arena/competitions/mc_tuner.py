@@ -33,7 +33,7 @@ from typing import Any
 
 import attrs
 
-from arena.competitions.base import PlayerCheck
+from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.jobs import PairChoices
 from arena.competitions.playoff import GameNumbers
 from arena.competitions.snapshots import (
@@ -142,10 +142,12 @@ class McTuner(TunerBookkeeping):
         """The opponent and one sample candidate (the first-generation one nearest the centre)."""
         settings = self.settings
         middle = self.space.index([split // 2 for split in self.space.splits])
-        return [
-            PlayerCheck(self.config.players[settings.opponent], settings.settings),
-            PlayerCheck(self.candidate((middle,)), settings.settings),
-        ]
+        return with_referee_checks(
+            [
+                PlayerCheck(self.config.players[settings.opponent], settings.settings),
+                PlayerCheck(self.candidate((middle,)), settings.settings),
+            ]
+        )
 
     def _game_id(self, number: int) -> str:
         limit = self.settings.number_of_games

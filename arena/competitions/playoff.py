@@ -20,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from arena.competitions.base import PlayerCheck
+from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.jobs import make_job, second_of_pair
 from arena.competitions.snapshots import (
     MatchupCounts,
@@ -234,7 +234,7 @@ class Playoff:
                     check.required_commands and not checks[code].required_commands
                 ):
                     checks[code] = check
-        return [checks[code] for code in sorted(checks)]
+        return with_referee_checks([checks[code] for code in sorted(checks)])
 
     def _available(self, matchup: MatchupConfig) -> int | None:
         number = self._numbers[matchup.id].next_free()
@@ -481,4 +481,3 @@ class Playoff:
             in_progress=tuple(in_progress),
             complete=self.is_complete(),
         )
-

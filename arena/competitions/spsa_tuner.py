@@ -39,7 +39,7 @@ from typing import Any, Final
 
 import attrs
 
-from arena.competitions.base import PlayerCheck
+from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.playoff import GameNumbers
 from arena.competitions.snapshots import (
     SpsaParameterState,
@@ -188,7 +188,7 @@ class SpsaTuner(TunerBookkeeping):
         player = spsa_candidate_player(
             self.settings, self._theta, "candidate", where, self.config.directory
         )
-        return [PlayerCheck(player, self.settings.settings)]
+        return with_referee_checks([PlayerCheck(player, self.settings.settings)])
 
     def next_job(self) -> GameJob | None:
         chosen: tuple[_Iteration, int] | None = None

@@ -223,3 +223,20 @@ async def test_the_library_takes_the_referee_engine_itself() -> None:
         (EndReason.ADJUDICATED, 2, "B+"),
         (EndReason.ADJUDICATED, 2, "B+"),
     ]
+
+
+def test_the_referee_engine_is_checked_before_the_run(tmp_path: Path) -> None:
+    config = playoff_config(
+        tmp_path,
+        "Matchup('a', 'b'), Matchup('a', 'c', scorer='players')",
+        "referee = 'c'\nscorer = 'referee'\n",
+    )
+    checks = Playoff(config).player_checks()
+    assert [(check.player.code, check.referee) for check in checks] == [
+        ("a", False),
+        ("b", False),
+        ("c", False),
+        ("c", True),
+    ]
+    assert checks[-1].required_commands == {"final_score"}
+    assert not checks[-1].clocked
