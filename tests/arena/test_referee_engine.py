@@ -134,6 +134,19 @@ async def test_a_referee_fault_voids_the_game(
     assert "referee" in record.void_reason
 
 
+@pytest.mark.parametrize("command", ["final_score", "final_status_list"])
+async def test_a_hanging_referee_voids_the_game(command: str) -> None:
+    judge = PlayerConfig(
+        "ref",
+        fake_player("ref", "--score=B+1", "--dead=", f"--hang-on={command}").command,
+        command_timeout=0.5,
+    )
+    record = await play(job(judge))
+    assert record.result is None
+    assert f"the referee ref (fake:1.0) did not answer '{command}" in str(record.void_reason)
+    assert "within 0.5s" in str(record.void_reason)
+
+
 async def test_a_referee_setup_failure_voids_the_game() -> None:
     judge = PlayerConfig(
         "ref",

@@ -5,7 +5,7 @@ Run as ``python fake_engine.py [options]``.  It plays the moves given with
 misbehaves on request at its N-th genmove (counting from 1): crash, hang,
 answer a given text, write protocol garbage, flood stderr.  Other options
 make it fail a command, claim, score, describe itself, explain its moves or
-report CPU time, or crash when sent a given command (``--crash-on``).
+report CPU time, or crash or hang when sent a given command (``--crash-on``, ``--hang-on``).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--crash-in-game", default="", help="crash at --crash-at only in this game")
     p.add_argument("--fill", action="store_true", help="play the first empty point, not --moves")
     p.add_argument("--crash-on", default="", help="crash when sent this command")
+    p.add_argument("--hang-on", default="", help="hang when sent this command")
     p.add_argument("--dead", default=None, help="final_status_list dead answer")
     return p.parse_args(argv)
 
@@ -109,6 +110,8 @@ def main(argv: list[str]) -> int:
         ok, text = True, ""
         if name == options.crash_on:
             os._exit(3)
+        if name == options.hang_on:
+            time.sleep(3600)
         if name in failures:
             ok, text = False, failures[name]
         elif name == "protocol_version":
