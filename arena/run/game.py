@@ -570,6 +570,8 @@ class Game:
             return
         await self.referee_engine()
         answer = await self.judge_command("final_score")
+        # The referee's time is not the arena's latency: the next gap is not counted.
+        self.last_read = None
         score = parse_final_score(answer)
         if score is None:
             raise Void(
