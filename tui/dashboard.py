@@ -7,7 +7,9 @@ itself: never more lines than the height and never wider than the width.
 
 From top to bottom: the header (competition, board, komi, state), the progress
 bar with games done/total, games/s and ETA, the stop acknowledgement or the
-final state, the competition (playoff matchup tables, all-play-all grid and
+final state, the selected game's board with its clocks and captures when a key
+has selected one (:mod:`tui.board_view`; it comes before the rest, which
+shares what it leaves), the competition (playoff matchup tables, all-play-all grid and
 ratings, tuner candidates), the games in progress, the recent results, the
 counters, the last engine warnings and a one-line key help.  When the screen
 is too small, sections shrink (a compact one-line-per-matchup table, the
@@ -31,9 +33,10 @@ from rich.segment import Segment
 from rich.text import Text
 
 from arena.run.events import RunState
+from tui.board_view import clock_cells, position_lines, position_natural_height
 from tui.competition_tables import competition_lines, competition_natural_height
 from tui.tables import Cell, Column, format_duration, line, more, table_lines
-from tui.tracker import DashboardView, GameView, ResultView
+from tui.tracker import BOARD_KEYS_HINT, DashboardView, GameView, ResultView
 from tui.views import Counts
 
 BAR_WIDTH: Final = 30
@@ -142,16 +145,25 @@ def counters_line(counts: Counts, width: int) -> Text:
 # Games in progress, recent results, warnings
 
 
-def games_lines(games: Sequence[GameView], width: int, budget: int) -> list[Text]:
-    """Title, then id, players, move number, elapsed time, slot (or worker); oldest first."""
+def games_lines(
+    games: Sequence[GameView], width: int, budget: int, *, board_keys: bool = False
+) -> list[Text]:
+    """Title, then id, players, move number, elapsed time, clocks, slot (or worker).
+
+    Oldest first.  The clock columns (black's, white's) are there when a game
+    has a clock; ``board_keys``: the title says which key shows a board.
+    """
     if budget <= 0:
         return []
-    title = line(f"In progress: {len(games)} game(s)", width, "bold underline")
+    heading = f"In progress: {len(games)} game(s)"
+    if board_keys and games:
+        heading += " · n/Tab: a game's board"
+    title = line(heading, width, "bold underline")
     if budget == 1 or not games:
         return [title]
     room = budget - 2  # title and column headings
     shown = games if len(games) <= room else games[: max(0, room - 1)]
-    columns = (
+    columns: tuple[Column, ...] = (
         Column("game"),
         Column("black", flexible=True, min_width=4),
         Column("white", flexible=True, min_width=4),
@@ -162,6 +174,14 @@ def games_lines(games: Sequence[GameView], width: int, budget: int) -> list[Text
     on_workers = any(g.worker is not None for g in games)
     if on_workers:  # a cluster run: where each game is played says more than its slot
         columns = (*columns[:-1], Column("worker", flexible=True, min_width=6, optional=1))
+    clocked = any(g.black_clock is not None or g.white_clock is not None for g in games)
+    if clocked:  # the clocks go before the slot, which is dropped first on a narrow screen
+        columns = (
+            *columns[:-1],
+            Column("B clock", align="right"),
+            Column("W clock", align="right"),
+            attrs.evolve(columns[-1], optional=2),
+        )
     rows: list[list[Cell]] = [
         [
             g.game_id,
@@ -169,6 +189,7 @@ def games_lines(games: Sequence[GameView], width: int, budget: int) -> list[Text
             g.white,
             "-" if g.moves is None else str(g.moves),
             format_duration(g.elapsed),
+            *(clock_cells(g.black_clock, g.white_clock) if clocked else ()),
             (g.worker or "-") if on_workers else ("-" if g.slot is None else str(g.slot)),
         ]
         for g in shown
@@ -235,7 +256,7 @@ def _body_lines(view: DashboardView, width: int, room: int) -> list[Text]:
     ]
     draw: tuple[Callable[[int], list[Text]], ...] = (
         lambda budget: competition_lines(detail, width, budget),
-        lambda budget: games_lines(games, width, budget),
+        lambda budget: games_lines(games, width, budget, board_keys=view.board_keys),
         lambda budget: recent_lines(view.recent, width, budget),
         lambda budget: warning_lines(view.warnings, width, budget),
     )
@@ -268,7 +289,13 @@ def dashboard_lines(view: DashboardView, width: int, height: int) -> list[Text]:
         keep = [top[0], *([status] if status is not None else []), bottom[-1], top[1], bottom[0]]
         return keep[: max(0, height)]
     room = height - len(top) - len(bottom)
-    return [*top, *_body_lines(view, width, room), *bottom]
+    board: list[Text] = []
+    if view.position is not None:
+        hint = BOARD_KEYS_HINT if view.board_keys else ""
+        natural = position_natural_height(view.position, hint)
+        board = position_lines(view.position, width, min(room, natural), hint)
+        room -= len(board)
+    return [*top, *board, *_body_lines(view, width, room), *bottom]
 
 
 @attrs.frozen

@@ -14,7 +14,9 @@ three outputs to the run's events:
   read; a resized terminal is redrawn at once (SIGWINCH).
 
 Keys: the ringmaster reads Ctrl-X (stop after the games in progress) from the
-terminal; Ctrl-C is SIGINT, which stops the run at once.  The arena writes
+terminal and passes the other keys on as :class:`arena.run.events.KeyPressed`
+events (``n`` or Tab, ``p``: the next or previous game's board, drawn at
+once); Ctrl-C is SIGINT, which stops the run at once.  The arena writes
 nothing on the terminal under the dashboard: its warnings are events, shown
 with the engines' warnings.
 """
@@ -153,6 +155,7 @@ async def run_with_display(
         config.code,
         max_games=options.max_games,
         key_help=KEY_HELP_RUN if keys else KEY_HELP_NO_KEYS,
+        board_keys=keys,
     )
     # A resumed run shows the last results at once, not after its first game.
     files = CompetitionFiles.for_control_file(config.control_path)

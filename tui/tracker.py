@@ -4,7 +4,10 @@
 live display, or events rebuilt from the competition's files by ``arena
 watch`` (:mod:`tui.watch`), and answers :meth:`RunTracker.view` at any moment.
 It keeps the games in progress, the last results (seeded from the journal
-when a run resumes, :meth:`RunTracker.add_past_results`), the counters and the last
+when a run resumes, :meth:`RunTracker.add_past_results`), each game's latest
+clocks and board (from the move events that carry them), which game's board
+is shown (the keys of :meth:`RunTracker.step_board`, as
+:class:`arena.run.events.KeyPressed` events), the counters and the last
 engine warnings, and the latest competition snapshot (turned into a view by
 :mod:`tui.views` only when a frame is drawn, so a game result costs little).
 
@@ -43,10 +46,13 @@ import attrs
 from arena.competitions.snapshots import CompetitionSnapshot
 from arena.results import EndReason, GameResult
 from arena.run.events import (
+    BoardPicture,
+    ClockFace,
     EngineStderr,
     Event,
     GameFinished,
     GameStarted,
+    KeyPressed,
     MovePlayed,
     RunState,
     RunStateChanged,
@@ -56,6 +62,7 @@ from arena.run.events import (
     WorkersChanged,
 )
 from arena.store.journal import JournalEntry, ResultEntry
+from gtp.vertex import Colour, Move
 from tui.views import CompetitionDetail, CompetitionView, Counts, competition_view
 
 RECENT_RESULTS: Final = 8
@@ -70,6 +77,11 @@ KEY_HELP_NO_KEYS: Final = (
     "stdin is not a terminal: `arena stop X.ctl` stops after the games in progress"
 )
 KEY_HELP_WATCH: Final = "watching (read-only) · q or Ctrl-C: stop watching, the run goes on"
+# Keys that step through the games in progress, showing the board of the one selected;
+# stepping on from the last (or back from the first) hides the board.
+NEXT_BOARD_KEYS: Final = frozenset({b"n", b"N", b"\t"})
+PREVIOUS_BOARD_KEYS: Final = frozenset({b"p", b"P"})
+BOARD_KEYS_HINT: Final = "n/Tab: next game's board · p: previous"
 
 _HOW: Final = {
     EndReason.SCORE: "score",
@@ -94,6 +106,25 @@ class GameView:
     elapsed: float  # seconds since it started
     slot: int | None  # None when not known (watching)
     worker: str | None = None  # the cluster worker playing it (None: played here)
+    black_clock: ClockFace | None = None  # after the latest move known; None: no clock
+    white_clock: ClockFace | None = None
+
+
+@attrs.frozen
+class PositionView:
+    """The selected game's board: the latest known position, its last move, both clocks."""
+
+    game_id: str
+    black: str
+    white: str
+    number: int  # the game's place among the games in progress, from 1
+    of: int  # how many games are in progress
+    picture: BoardPicture | None  # None: not known yet (no move with a board so far)
+    moves: int | None  # the move number of the picture
+    last_move: Move | None
+    last_colour: Colour | None
+    black_clock: ClockFace | None = None
+    white_clock: ClockFace | None = None
 
 
 @attrs.frozen
@@ -127,6 +158,8 @@ class DashboardView:
     key_help: str = KEY_HELP_RUN
     watching: bool = False
     workers: WorkersChanged | None = None  # the cluster's size (None: games played here)
+    position: PositionView | None = None  # the board shown (a key selects a game)
+    board_keys: bool = False  # the keys that show boards work (shown in the games' title)
 
 
 def how_it_ended(result: GameResult) -> str:
@@ -147,6 +180,12 @@ class _LiveGame:
     started: float
     moves: int | None
     worker: str | None = None
+    black_clock: ClockFace | None = None
+    white_clock: ClockFace | None = None
+    board: BoardPicture | None = None
+    board_moves: int | None = None  # the move number, move and colour of the board
+    board_move: Move | None = None
+    board_colour: Colour | None = None
 
 
 @attrs.define
@@ -158,6 +197,7 @@ class RunTracker:
     max_games: int | None = None  # the run's --max-games, for the ETA
     key_help: str = KEY_HELP_RUN
     watching: bool = False
+    board_keys: bool = False  # whether keys reach the tracker (KeyPressed events)
     _state: RunState = RunState.CHECKING
     _message: str = ""
     _snapshot: CompetitionSnapshot | None = None
@@ -185,6 +225,8 @@ class RunTracker:
     _run_ended: float | None = None
     _workers: WorkersChanged | None = None
     _unsaid_end: bool = False  # no_run() ended the run: it did not say how
+    _showing_board: bool = False
+    _selected: str | None = None  # the game whose board is shown (see _shown_game)
 
     # -- input ------------------------------------------------------------------
 
@@ -194,7 +236,14 @@ class RunTracker:
             game = self._games.get(event.game_id)
             if game is not None:
                 game.moves = event.moves_played
+                if event.black_clock is not None or event.white_clock is not None:
+                    game.black_clock, game.white_clock = event.black_clock, event.white_clock
+                if event.board is not None:
+                    game.board, game.board_moves = event.board, event.moves_played
+                    game.board_move, game.board_colour = event.move, event.colour
             return False
+        if isinstance(event, KeyPressed):
+            return self.step_board(event.key)
         now = self.clock() if at is None else at
         if isinstance(event, GameStarted):
             self._game_started(event, now)
@@ -263,6 +312,54 @@ class RunTracker:
         self._recent.appendleft(_result_view(event.game_id, result, event.void_reason))
         if event.snapshot is not None:
             self.set_snapshot(event.snapshot)
+
+    def _ordered_games(self) -> list[str]:
+        return [
+            game_id for game_id, _ in sorted(self._games.items(), key=lambda item: item[1].started)
+        ]
+
+    def _shown_game(self, order: Sequence[str]) -> str | None:
+        """The game whose board is shown: the one selected, or if it has ended the first."""
+        if not self._showing_board or not order:
+            return None
+        return self._selected if self._selected in self._games else order[0]
+
+    def step_board(self, key: bytes) -> bool:
+        """Show the next (or previous) game's board for a board key; True if the key was one."""
+        if key in NEXT_BOARD_KEYS:
+            step = 1
+        elif key in PREVIOUS_BOARD_KEYS:
+            step = -1
+        else:
+            return False
+        order = self._ordered_games()
+        shown = self._shown_game(order)
+        first = 0 if step > 0 else len(order) - 1  # boards hidden: the first (or last) game
+        index = first if shown is None else order.index(shown) + step
+        if 0 <= index < len(order):
+            self._showing_board, self._selected = True, order[index]
+        else:
+            self._showing_board, self._selected = False, None
+        return True
+
+    def _position(self, order: Sequence[str]) -> PositionView | None:
+        shown = self._shown_game(order)
+        if shown is None:
+            return None
+        game = self._games[shown]
+        return PositionView(
+            shown,
+            game.black,
+            game.white,
+            order.index(shown) + 1,
+            len(order),
+            game.board,
+            game.board_moves,
+            game.board_move,
+            game.board_colour,
+            game.black_clock,
+            game.white_clock,
+        )
 
     def add_past_results(self, entries: Sequence[JournalEntry]) -> None:
         """Results of earlier runs (journal entries, oldest first) to show as the recent ones.
@@ -396,6 +493,7 @@ class RunTracker:
             eta = 0.0
         elif remaining is not None and rate:
             eta = remaining / rate
+        order = self._ordered_games()
         games = tuple(
             GameView(
                 game_id,
@@ -405,8 +503,11 @@ class RunTracker:
                 max(0.0, now - g.started),
                 g.slot,
                 g.worker,
+                g.black_clock,
+                g.white_clock,
             )
-            for game_id, g in sorted(self._games.items(), key=lambda item: item[1].started)
+            for game_id in order
+            for g in (self._games[game_id],)
         )
         return DashboardView(
             code=competition.code if competition is not None and competition.code else self.code,
@@ -427,4 +528,6 @@ class RunTracker:
             key_help=self.key_help,
             watching=self.watching,
             workers=self._workers,
+            position=self._position(order),
+            board_keys=self.board_keys,
         )

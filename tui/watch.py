@@ -6,7 +6,8 @@ same :class:`tui.tracker.RunTracker` the live display uses:
 
 * ``X.events`` (JSON lines, :mod:`arena.run.events`): the run's own events,
   decoded as they were emitted: runs starting and ending, games starting and
-  finishing, their move numbers (a line a second at most), engine warnings.
+  finishing, their move numbers, clocks and boards (a line a second at most),
+  engine warnings.
   When attaching, the last few MB are read, so the recent results and the
   games in progress are there at once;
 * ``X.status`` + ``X.journal`` (through :func:`arena.store.journal.read_state`):
@@ -50,7 +51,13 @@ from arena.competitions.snapshots import CeTunerSnapshot, CompetitionSnapshot
 from arena.control.config import CompetitionConfig
 from arena.errors import StateError
 from arena.output.wording import finished_line
-from arena.run.events import GameFinished, RunState, RunStateChanged, event_from_json
+from arena.run.events import (
+    GameFinished,
+    KeyPressed,
+    RunState,
+    RunStateChanged,
+    event_from_json,
+)
 from arena.run.keys import watch_keys
 from arena.store.files import CompetitionFiles, is_running
 from arena.store.journal import read_state
@@ -185,12 +192,17 @@ def _plain_console(out: IO[str], width: int) -> Console:
     )
 
 
-async def _wait_for_quit(done: trio.CancelScope) -> None:
-    """Ctrl-C (SIGINT) or ``q`` ends the watch (the run goes on)."""
+async def _wait_for_quit(done: trio.CancelScope, tracker: RunTracker | None = None) -> None:
+    """Ctrl-C (SIGINT) or ``q`` ends the watch (the run goes on); other keys go to ``tracker``.
+
+    (``n``/Tab and ``p`` step through the games' boards, drawn at the next poll.)
+    """
 
     def on_key(key: bytes) -> None:
         if key in (b"q", b"Q", b"\x03"):
             done.cancel()
+        elif tracker is not None:
+            tracker.handle(KeyPressed(key))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(watch_keys, on_key)
@@ -241,8 +253,10 @@ async def watch_competition(
     console = console or Console()
     out = out or sys.stdout
     files = CompetitionFiles.for_control_file(config.control_path)
-    tracker = RunTracker(config.code, key_help=KEY_HELP_WATCH, watching=True)
     plain = not console.is_terminal or console.is_dumb_terminal
+    tracker = RunTracker(
+        config.code, key_help=KEY_HELP_WATCH, watching=True, board_keys=keys and not plain
+    )
 
     def print_line(event: GameFinished) -> None:
         print(finished_line(event), file=out, flush=True)
@@ -261,7 +275,7 @@ async def watch_competition(
     with trio.CancelScope() as scope:
         async with trio.open_nursery() as nursery:
             if keys:
-                nursery.start_soon(_wait_for_quit, scope)
+                nursery.start_soon(_wait_for_quit, scope, tracker)
             if plain:
                 view = tracker.view()
                 print(f"watching {config.code}: {view.games_done} games so far", file=out)

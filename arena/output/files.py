@@ -7,9 +7,12 @@
 * ``X.events``: one JSON object per event, with its wall-clock ``time``; this
   is what ``arena watch`` follows.  Moves are thinned out: a game's latest
   move goes there at most once every ``MOVE_LINE_SECONDS`` (none in its first
-  such interval).  A watcher's move column needs no more, and the file stays
-  small enough for the tail a watcher reads when it attaches to still hold
-  the starts of the games in progress.
+  such interval), with both clocks, and for a game whose events carry its
+  board, the first one with the board once that interval is over (the
+  ringmaster adds it twice a second), so a watcher can draw it.  A
+  watcher needs no more, and the file stays small enough for the tail a
+  watcher reads when it attaches to still hold the starts of the games in
+  progress.
 
 All three are appended to, line by line, and survive between runs (``arena
 reset`` deletes them).  :class:`GtpLogs` opens ``X.gtplogs/<game>.log`` for
@@ -58,6 +61,7 @@ class RunFiles:
     _hist: IO[str] = attrs.field(init=False)
     _events: IO[str] = attrs.field(init=False)
     _next_move_line: dict[str, float] = attrs.Factory(dict)  # game id -> clock time
+    _with_boards: set[str] = attrs.Factory(set)  # games whose events carry boards
 
     def __attrs_post_init__(self) -> None:
         self._log = _open_append(self.files.log)
@@ -66,12 +70,17 @@ class RunFiles:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, MovePlayed):
+            if event.board is not None:
+                self._with_boards.add(event.game_id)
+            elif event.game_id in self._with_boards:
+                return  # the next one with its board is a fraction of a second away
             if not self._move_due(event.game_id):
                 return
         elif isinstance(event, GameStarted):
             self._next_move_line[event.game_id] = self.clock() + MOVE_LINE_SECONDS
         elif isinstance(event, GameFinished):
             self._next_move_line.pop(event.game_id, None)
+            self._with_boards.discard(event.game_id)
         line = log_line(event)
         if line is not None:
             self._log.write(f"{_stamp()} {line}\n")

@@ -5,13 +5,18 @@ and never formats text: it emits these events on an :class:`EventBus`, and
 subscribers render them (plain lines on stdout, ``X.log``, ``X.hist`` and
 ``X.events`` in :mod:`arena.output`, the live dashboard in :mod:`tui`).
 
-Every event but :class:`SnapshotTaken` has a JSON form (:func:`event_to_json`,
-:func:`event_from_json`): one object per line of ``X.events``, which is what
-``arena watch`` follows.  Game results in it are the journal's JSON; records
-and competition snapshots stay in memory (the watcher rebuilds the snapshot
-from ``X.status`` and ``X.journal``).  ``X.events`` gets only a few of the
-:class:`MovePlayed` events (:class:`arena.output.files.RunFiles` thins them
-out per game).
+Every event but :class:`SnapshotTaken` and :class:`KeyPressed` has a JSON form
+(:func:`event_to_json`, :func:`event_from_json`): one object per line of
+``X.events``, which is what ``arena watch`` follows. Game results in it are the
+journal's JSON; records and competition snapshots stay in memory (the watcher
+rebuilds the snapshot from ``X.status`` and ``X.journal``). ``X.events`` gets
+only a few of the :class:`MovePlayed` events
+(:class:`arena.output.files.RunFiles` thins them out per game). A
+:class:`MovePlayed` event of a game played here also carries both clocks
+(:class:`ClockFace`, under a time control) and, at most twice a second, the board
+(:class:`BoardPicture`, one character a point): the ringmaster reads them from
+the game only for the events it emits, which are rate-limited, so a move costs
+nothing more.
 
 A :class:`GameFinished` event is emitted only once the game's record, journal
 entry and status are durable on disk (:mod:`arena.store.writer`).
@@ -29,6 +34,8 @@ import trio
 
 from arena.competitions.snapshots import CompetitionSnapshot
 from arena.results import ArenaLatency, GameRecord, GameResult
+from arena.run.clock import PlayerClock
+from gtp.board import Board
 from gtp.vertex import PASS, RESIGN, Colour, Move
 
 DEFAULT_EVENT_BUFFER: Final = 1024
@@ -61,14 +68,101 @@ class GameStarted:
     worker: str | None = None  # where the game is played, when not here
 
 
+# What a clock's overtime count counts, by time system (absolute and Fischer have none;
+# a fixed time per move is one stone a period: its count says nothing).
+_OVERTIME_UNITS: Final = {"byoyomi": "periods", "canadian": "stones"}
+EMPTY_POINT: Final = "."
+STONE_CHARS: Final = {Colour.BLACK: "X", Colour.WHITE: "O"}
+
+
+@attrs.frozen
+class ClockFace:
+    """What a player's clock shows after its latest move.
+
+    ``seconds`` is the main time left, or in overtime the time left in the
+    current period; ``count`` (in overtime) the byo-yomi periods or Canadian
+    stones left, the current one included, as ``unit`` ("periods", "stones")
+    says; 0 and "" otherwise.
+    """
+
+    seconds: float
+    count: int = 0
+    unit: str = ""
+
+    def to_json(self) -> list[Any]:
+        return [round(self.seconds, 3), self.count, self.unit]
+
+    @classmethod
+    def from_json(cls, data: object) -> ClockFace:
+        if not isinstance(data, list) or len(data) != 3:
+            raise ValueError(f"not a clock: {data!r}")
+        return cls(float(data[0]), int(data[1]), str(data[2]))
+
+
+def clock_face(clock: PlayerClock) -> ClockFace:
+    reading = clock.reading
+    unit = _OVERTIME_UNITS.get(clock.control.system, "") if reading.count else ""
+    return ClockFace(reading.seconds, reading.count if unit else 0, unit)
+
+
+@attrs.frozen
+class BoardPicture:
+    """A game's stones: ``points`` has ``size`` rows of ``size`` characters, the top row
+    (the highest line number) first, ``X`` black, ``O`` white, ``.`` empty; ``captures``
+    are the stones black and white have captured."""
+
+    size: int
+    points: str
+    captures: tuple[int, int] = (0, 0)
+
+    def __attrs_post_init__(self) -> None:
+        if len(self.points) != self.size * self.size or set(self.points) - set(".XO"):
+            raise ValueError(f"not a {self.size}x{self.size} board: {self.points!r}")
+
+    def at(self, row: int, col: int) -> str:
+        """The character of a point, rows counted from the bottom (GTP's row 0 is line 1)."""
+        return self.points[(self.size - 1 - row) * self.size + col]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"size": self.size, "points": self.points, "captures": list(self.captures)}
+
+    @classmethod
+    def from_json(cls, data: object) -> BoardPicture:
+        if not isinstance(data, dict):
+            raise ValueError(f"not a board: {data!r}")
+        black, white = data.get("captures", (0, 0))
+        return cls(int(data["size"]), _text(data, "points"), (int(black), int(white)))
+
+
+def board_picture(board: Board) -> BoardPicture:
+    """The board's stones and captures (a few hundred points read: at most twice a second)."""
+    size = board.size
+    cells = bytearray(EMPTY_POINT * (size * size), "ascii")
+    for colour, char in STONE_CHARS.items():
+        code = ord(char)
+        for row, col in board.stones(colour):
+            cells[(size - 1 - row) * size + col] = code
+    captures = board.captures
+    return BoardPicture(
+        size, cells.decode("ascii"), (captures[Colour.BLACK], captures[Colour.WHITE])
+    )
+
+
 @attrs.frozen
 class MovePlayed:
-    """The latest move of a game (at most one per game every few tens of ms)."""
+    """The latest move of a game (at most one per game every few tens of ms).
+
+    Of a game played here, also both clocks (None without a time control) and,
+    in some of the events, the board after the move (None in the others).
+    """
 
     game_id: str
     colour: Colour
     move: Move
     moves_played: int
+    black_clock: ClockFace | None = None
+    white_clock: ClockFace | None = None
+    board: BoardPicture | None = None
 
 
 @attrs.frozen
@@ -122,6 +216,13 @@ class WorkersChanged:
 
 
 @attrs.frozen
+class KeyPressed:
+    """A key typed on the run's terminal that the ringmaster does not act on (the dashboard's)."""
+
+    key: bytes
+
+
+@attrs.frozen
 class SnapshotTaken:
     """The competition as it stands (sent when a run starts, before any game)."""
 
@@ -138,6 +239,7 @@ Event = (
     | TreeDump
     | SnapshotTaken
     | WorkersChanged
+    | KeyPressed
 )
 Subscriber = Callable[[Event], None]
 
@@ -237,13 +339,20 @@ def event_to_json(event: Event) -> dict[str, Any] | None:
             data["worker"] = event.worker
         return data
     if isinstance(event, MovePlayed):
-        return {
+        data = {
             "event": "move",
             "game_id": event.game_id,
             "colour": event.colour.value,
             "move": _move_to_json(event.move),
             "moves": event.moves_played,
         }
+        if event.black_clock is not None:
+            data["clock_b"] = event.black_clock.to_json()
+        if event.white_clock is not None:
+            data["clock_w"] = event.white_clock.to_json()
+        if event.board is not None:
+            data["board"] = event.board.to_json()
+        return data
     if isinstance(event, GameFinished):
         data = {
             "event": "game_finished",
@@ -275,7 +384,7 @@ def event_to_json(event: Event) -> dict[str, Any] | None:
         return {"event": "tree", "lines": list(event.lines)}
     if isinstance(event, WorkersChanged):
         return {"event": "workers", "workers": event.workers, "threads": event.threads}
-    return None  # snapshots
+    return None  # snapshots and keys
 
 
 def _move_to_json(move: Move) -> str | list[int]:
@@ -330,11 +439,15 @@ def event_from_json(data: object) -> Event:
                 _optional_text(data, "worker"),
             )
         if kind == "move":
+            black, white, board = data.get("clock_b"), data.get("clock_w"), data.get("board")
             return MovePlayed(
                 _text(data, "game_id"),
                 Colour(data["colour"]),
                 _move_from_json(data["move"]),
                 int(data["moves"]),
+                None if black is None else ClockFace.from_json(black),
+                None if white is None else ClockFace.from_json(white),
+                None if board is None else BoardPicture.from_json(board),
             )
         if kind == "game_finished":
             raw = data.get("result")

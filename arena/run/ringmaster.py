@@ -45,19 +45,24 @@ from arena.reports.text import competition_report
 from arena.results import GameJob, GameRecord
 from arena.run.engines import StderrRoute, check_player
 from arena.run.events import (
+    BoardPicture,
     EngineStderr,
     EventBus,
     GameFinished,
     GameStarted,
+    KeyPressed,
     MovePlayed,
     RunState,
     RunStateChanged,
     RunWarning,
     SnapshotTaken,
     TreeDump,
+    board_picture,
+    clock_face,
     looks_like_warning,
 )
 from arena.run.executor import Executor, ExecutorLost, GameLost, LocalExecutor, PlayGame
+from arena.run.game import Game
 from arena.run.keys import CTRL_X, watch_keys
 from arena.run.match import MatchOptions
 from arena.run.stalls import oversubscription_warning, stall_stop_message, usable_cores
@@ -73,6 +78,9 @@ from gtp.vertex import Colour, Move
 CMD_POLL_SECONDS: Final = 0.5
 # At most one MovePlayed event per game this often (the dashboard draws at 4 Hz).
 MOVE_EVENT_SECONDS: Final = 0.05
+# At most one of them carries the game's board this often (a 19x19 picture costs about
+# as much as a few referee moves; the dashboard redraws at 4 Hz, X.events at 1 Hz).
+BOARD_EVENT_SECONDS: Final = 0.5
 
 
 @attrs.frozen
@@ -143,6 +151,8 @@ class Ringmaster:
     _snapshot_cost: float = 0.0  # and how long it took (perf_counter seconds)
     _batch_snapshot: CompetitionSnapshot | None = None
     _next_move_event: dict[str, float] = attrs.Factory(dict)  # game id -> trio time
+    _next_board_event: dict[str, float] = attrs.Factory(dict)  # game id -> trio time
+    _live_games: dict[str, Game] = attrs.Factory(dict)  # read for clocks and boards
 
     def __attrs_post_init__(self) -> None:
         self.competition = make_competition(self.config)
@@ -325,6 +335,8 @@ class Ringmaster:
     def _on_key(self, key: bytes) -> None:
         if key == CTRL_X:
             self.request_stop("stop requested (Ctrl-X)")
+        else:
+            self.events.emit(KeyPressed(key))
 
     # -- slots ----------------------------------------------------------------
 
@@ -367,6 +379,7 @@ class Ringmaster:
             stderr_log=stderr_line,
             gtp_log=gtp_logs.open(game_id) if gtp_logs is not None else None,
             on_move=self._move_event if events.wants_moves else None,
+            on_game=self._game_begins if events.wants_moves else None,
         )
         lost = False
         try:
@@ -393,7 +406,30 @@ class Ringmaster:
         if now < self._next_move_event.get(game_id, -math.inf):
             return
         self._next_move_event[game_id] = now + MOVE_EVENT_SECONDS
-        self.events.emit(MovePlayed(game_id, colour, move, moves_played))
+        game = self._live_games.get(game_id)
+        if game is None:  # played elsewhere (a cluster): the move alone
+            self.events.emit(MovePlayed(game_id, colour, move, moves_played))
+            return
+        clocks = game.clocks
+        black, white = clocks.get(Colour.BLACK), clocks.get(Colour.WHITE)
+        board: BoardPicture | None = None
+        if now >= self._next_board_event.get(game_id, -math.inf):
+            self._next_board_event[game_id] = now + BOARD_EVENT_SECONDS
+            board = board_picture(game.referee.board)
+        self.events.emit(
+            MovePlayed(
+                game_id,
+                colour,
+                move,
+                moves_played,
+                None if black is None else clock_face(black.clock),
+                None if white is None else clock_face(white.clock),
+                board,
+            )
+        )
+
+    def _game_begins(self, game: Game) -> None:
+        self._live_games[game.job.game_id] = game
 
     # -- recording ------------------------------------------------------------
 
@@ -404,6 +440,8 @@ class Ringmaster:
         """
         self._in_progress.pop(job.game_id, None)
         self._next_move_event.pop(job.game_id, None)
+        self._next_board_event.pop(job.game_id, None)
+        self._live_games.pop(job.game_id, None)
         competition = self.competition
         result = record.result
         entry: JournalEntry | None
