@@ -191,7 +191,8 @@ def test_reset_removes_every_output(tmp_path: Path) -> None:
     files.log.write_text("log")
     (tmp_path / "comp.ctl").write_text("keep me")
     removed = reset(files)
-    assert {p.name for p in removed} == {"comp.status", "comp.journal", "comp.games", "comp.log"}
+    # Every file deleted, those in the records directory too (what reset counts).
+    assert {p.name for p in removed} == {"comp.status", "comp.journal", "0_0.sgf", "comp.log"}
     assert sorted(os.listdir(tmp_path)) == ["comp.ctl"]
 
 
