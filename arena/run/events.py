@@ -24,6 +24,8 @@ entry and status are durable on disk (:mod:`arena.store.writer`).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import enum
 import re
 from collections.abc import Callable, Mapping
@@ -124,14 +126,58 @@ class BoardPicture:
         return self.points[(self.size - 1 - row) * self.size + col]
 
     def to_json(self) -> dict[str, Any]:
-        return {"size": self.size, "points": self.points, "captures": list(self.captures)}
+        """Packed (:func:`_pack_points`): 100 characters for a 19x19 board, not 361."""
+        return {
+            "size": self.size,
+            "stones": _pack_points(self.points),
+            "captures": list(self.captures),
+        }
 
     @classmethod
     def from_json(cls, data: object) -> BoardPicture:
         if not isinstance(data, dict):
             raise ValueError(f"not a board: {data!r}")
+        size = int(data["size"])
         black, white = data.get("captures", (0, 0))
-        return cls(int(data["size"]), _text(data, "points"), (int(black), int(white)))
+        points = _unpack_points(_text(data, "stones"), size * size)
+        return cls(size, points, (int(black), int(white)))
+
+
+_POINT_DIGITS: Final = {".": 0, "X": 1, "O": 2}
+_DIGIT_POINTS: Final = ".XO"
+_POINTS_PER_BYTE: Final = 5  # 3**5 = 243 values fit a byte
+
+
+def _pack_points(points: str) -> str:
+    """Five points a byte (base 3, the first point the lowest digit), then base64.
+
+    X.events holds a board once a second per game, and a watcher reads only its
+    last few MB when it attaches: a packed board keeps that tail long.
+    """
+    packed = bytearray()
+    for start in range(0, len(points), _POINTS_PER_BYTE):
+        value = 0
+        for char in reversed(points[start : start + _POINTS_PER_BYTE]):
+            value = value * 3 + _POINT_DIGITS[char]
+        packed.append(value)
+    return base64.b64encode(bytes(packed)).decode("ascii")
+
+
+def _unpack_points(text: str, count: int) -> str:
+    try:
+        packed = base64.b64decode(text.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError) as exc:
+        raise ValueError(f"not a packed board: {text!r}") from exc
+    chars: list[str] = []
+    for value in packed:
+        if value >= 3**_POINTS_PER_BYTE:
+            raise ValueError(f"not a packed board: {text!r}")
+        for _ in range(_POINTS_PER_BYTE):
+            value, digit = divmod(value, 3)
+            chars.append(_DIGIT_POINTS[digit])
+    if len(chars) < count or set(chars[count:]) - {"."}:
+        raise ValueError(f"not a packed board of {count} points: {text!r}")
+    return "".join(chars[:count])
 
 
 def board_picture(board: Board) -> BoardPicture:

@@ -118,6 +118,12 @@ def test_a_move_event_with_clocks_and_board_goes_through_json() -> None:
     assert data["clock_b"] == [12.5, 0, ""] and data["clock_w"] == [8.25, 2, "periods"]
     assert data["board"]["captures"] == [1, 0]
     assert event_from_json(json.loads(json.dumps(data))) == event
+    big = board_picture(board_after(19, [(B, "A1"), (W, "T19"), (B, "K10"), (W, "S1")]))
+    packed = big.to_json()
+    assert len(packed["stones"]) == 100  # 361 points, five a byte, base64
+    assert BoardPicture.from_json(json.loads(json.dumps(packed))) == big
+    with pytest.raises(ValueError, match="not a packed board"):
+        BoardPicture.from_json({"size": 19, "stones": "AAAA"})
     bare = MovePlayed("0_3", B, Move(parse_vertex("A2", 5)), 4)
     assert set(event_to_json(bare) or {}) == {"event", "game_id", "colour", "move", "moves"}
     assert event_to_json(KeyPressed(b"n")) is None
