@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
+import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -37,6 +41,7 @@ from tui.tracker import RunTracker
 from tui.watch import CompetitionFollower
 
 from .builders import FakeClock, playoff, screen, tracker_for
+from .test_terminal import Tmux, shell, terminal_environment, wait_for_file
 from .test_watch import paced_config, write_events
 
 B, W = Colour.BLACK, Colour.WHITE
@@ -331,3 +336,47 @@ def test_watch_shows_the_clocks_and_board_from_x_events(tmp_path: Path) -> None:
     assert " 7 . . . . . .(X). ." in text and " 3 . . O . . . . . ." in text
     assert "clock 1:35" in text and "clock 0:03.5 (2 stones)" in text
     assert "game 0_1 (2 of 2)" in text and "move 3, last B G7" in text
+
+
+@pytest.mark.slow
+def test_keys_show_a_board_in_a_real_terminal_run_and_watch(tmp_path: Path) -> None:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    control = clocked_config(tmp_path, games=40)
+    arena = f"{shlex.quote(sys.executable)} -m arena_cli"
+    run_status, watch_status = tmp_path / "run.status", tmp_path / "watch.status"
+    tmux = Tmux(f"arena-test-{uuid.uuid4().hex[:8]}")
+    try:
+        subprocess.run(
+            [
+                "tmux", "-L", tmux.socket, "new-session", "-d", "-s", "clk", "-x", "80",
+                "-y", "24", "-c", str(tmp_path),
+                shell(f"{arena} run {shlex.quote(str(control))} -j 2", run_status),
+            ],
+            check=True, env=terminal_environment(), timeout=10,
+        )  # fmt: skip
+        screen = tmux.wait_for(
+            "clk:0", lambda s: "B clock" in s and "W clock" in s, "the clock columns"
+        )
+        assert "n/Tab: a game's board" in screen
+        tmux("send-keys", "-t", "clk:0", "n")
+        screen = tmux.wait_for(
+            "clk:0",
+            lambda s: "(1 of 2)" in s and "A B C D E F G H J" in s,
+            "the first game's board",
+        )
+        assert "  clock " in screen and "  captures " in screen
+        last = next(line for line in screen.splitlines() if "move " in line and "last " in line)
+        assert "pass" in last or "(X)" in screen or "(O)" in screen  # the last move marked
+        tmux("new-window", "-t", "clk:1", shell(f"{arena} watch {shlex.quote(str(control))}",
+                                                  watch_status))  # fmt: skip
+        tmux.wait_for("clk:1", lambda s: "B clock" in s, "the watcher's clocks")
+        tmux("send-keys", "-t", "clk:1", "n")
+        tmux.wait_for(
+            "clk:1", lambda s: "A B C D E F G H J" in s and "  clock " in s, "the watcher's board"
+        )
+        tmux("send-keys", "-t", "clk:0", "C-x")
+        assert wait_for_file(run_status) == "0"
+        assert wait_for_file(watch_status) == "0"
+    finally:
+        subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True, timeout=10)
