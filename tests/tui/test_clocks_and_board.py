@@ -219,6 +219,22 @@ def test_the_dashboard_at_120x40_shows_the_board_and_the_games_with_clocks(
     assert "player00 v player01" in text  # the competition still has room
 
 
+@pytest.mark.parametrize("size", [9, 19])
+def test_a_board_fits_every_screen_and_keeps_the_last_move(tmp_path: Path, size: int) -> None:
+    tracker, _ = clocked_tracker(tmp_path, size)
+    view = tracker.view()
+    for width in range(20, 130, 9):
+        for height in range(6, 45, 3):
+            lines = screen(view, width, height)
+            assert len(lines) <= height and max(len(line) for line in lines) <= width
+    if size == 9:
+        return
+    # 19x19 at 50x16: the panel goes above the board, which keeps the rows by the last move.
+    lines = screen(view, 50, 16)
+    assert lines[2].startswith("game 1_00 (2 of 3)")
+    assert any(line.startswith(" 1 . X .(X).") for line in lines)
+
+
 def test_without_a_selection_the_dashboard_draws_no_board(tmp_path: Path) -> None:
     tracker, _ = clocked_tracker(tmp_path, 9)
     for _ in range(2):
