@@ -15,7 +15,8 @@ Misbehaviour on request: ``--sleep K:SECONDS`` thinks that long at its K-th
 genmove of a game (from 1, counted from ``clear_board``; repeatable);
 ``--think SECONDS`` thinks that long when it knows no clock; ``--deaf`` lists
 no time command and refuses them all; ``--refuse`` lists them but answers
-each with a failure.
+each with a failure; ``--plain-time`` lists only GTP's own ``time_settings``
+and ``time_left`` (as GNU Go does).
 
 ``--log FILE`` appends a line to FILE when each genmove is read (``start GAME
 K NS PLANNED_NS``) and one when its answer is written (``end GAME K NS``), in
@@ -93,6 +94,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--sleep", action="append", default=[], help="K:SECONDS")
     p.add_argument("--deaf", action="store_true")
     p.add_argument("--refuse", action="store_true")
+    p.add_argument("--plain-time", action="store_true")
     p.add_argument("--log", default=None, help="FILE: the engine's own times (see above)")
     return p.parse_args(argv)
 
@@ -101,6 +103,8 @@ def main(argv: list[str]) -> int:
     options = parse_args(argv)
     sleeps = {int(k): float(s) for k, s in (item.split(":") for item in options.sleep)}
     commands = BASE_COMMANDS if options.deaf else BASE_COMMANDS + TIME_COMMANDS
+    if options.plain_time:
+        commands = (*BASE_COMMANDS, "time_settings", "time_left")
     size = 19
     lists = move_lists(size)
     played = {"b": 0, "w": 0}

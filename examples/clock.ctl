@@ -30,8 +30,8 @@ scorer = 'internal'
 
 # Every game: 10 s of main time, then 3 periods of 0.5 s (Japanese byo-yomi).
 # The others: Absolute(300), Canadian(main=600, period=300, stones=25),
-# Fischer(main=60, increment=2) (the engine must list kata-time_settings,
-# as the sample engine does), PerMove(0.5).
+# Fischer(main=60, increment=2) (for any engine: one without kata-time_settings
+# is told its time, increments added, by time_left), PerMove(0.5).
 time_control = ByoYomi(main=10, period=0.5, periods=3)
 
 # How far a move may overrun its clock before it loses on time (default 0.05 s).

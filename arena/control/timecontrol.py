@@ -92,8 +92,9 @@ class TimeControl:
 
     @property
     def required_command(self) -> str | None:
-        """A command the engine must list to be clocked this way (Fischer: kata-time_settings)."""
-        return KATA_TIME_SETTINGS if self.system == "fischer" else None
+        """A command the engine must list to be clocked this way (none: the arena keeps
+        every clock, Fischer included, and tells the engine with ``time_left``)."""
+        return None
 
     @property
     def overtime_count(self) -> int:
@@ -109,17 +110,24 @@ class TimeControl:
     def settings_command(self, supported: Collection[str]) -> tuple[str, ...] | None:
         """The command announcing this control to an engine that lists ``supported``.
 
-        Fischer goes by ``kata-time_settings``; the others by
-        ``kgs-time_settings`` where the engine lists it, else GTP's
-        ``time_settings`` (byo-yomi then as one stone per period, as kgsGtp
-        does).  None when the engine lists neither.
+        Fischer goes by ``kata-time_settings`` where the engine lists it;
+        else, as for the others, by ``kgs-time_settings`` where it lists that,
+        else GTP's ``time_settings`` (byo-yomi then as one stone per period, as
+        kgsGtp does).  Fischer told those ways is an absolute main time: the
+        arena adds the increment to its own clock after each move, and the
+        engine sees it in the ``time_left`` before its next move.  None when
+        the engine lists none of them.
         """
         main = format_seconds(self.main_time)
         period = format_seconds(self.period_time)
         if self.system == "fischer":
-            if KATA_TIME_SETTINGS not in supported:
-                return None
-            return (KATA_TIME_SETTINGS, "fischer", main, format_seconds(self.increment))
+            if KATA_TIME_SETTINGS in supported:
+                return (KATA_TIME_SETTINGS, "fischer", main, format_seconds(self.increment))
+            if KGS_TIME_SETTINGS in supported:
+                return (KGS_TIME_SETTINGS, "absolute", main)
+            if TIME_SETTINGS in supported:
+                return (TIME_SETTINGS, main, "0", "0")
+            return None
         if KGS_TIME_SETTINGS in supported:
             if self.system == "absolute":
                 return (KGS_TIME_SETTINGS, "absolute", main)

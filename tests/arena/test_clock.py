@@ -148,7 +148,11 @@ def test_bad_input_is_refused() -> None:
             {"kata-time_settings", "time_settings"},
             ("kata-time_settings", "fischer", "10", "2"),
         ),
-        (FISCHER, {"kgs-time_settings", "time_settings"}, None),
+        # Fischer without kata-time_settings: an absolute main time, the arena adding
+        # the increment and telling the engine by time_left.
+        (FISCHER, {"kgs-time_settings", "time_settings"}, ("kgs-time_settings", "absolute", "10")),
+        (FISCHER, {"time_settings"}, ("time_settings", "10", "0", "0")),
+        (FISCHER, set(), None),
         (ABSOLUTE, set(), None),
     ],
 )

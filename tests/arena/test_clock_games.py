@@ -15,7 +15,6 @@ from arena.results import EndReason, GameJob, GameRecord
 from arena.run.engines import EngineProvider, check_player
 from arena.run.match import play_game
 from arena.store.sgf import build_sgf
-from gtp.errors import EngineStartError
 from gtp.vertex import Colour
 
 from .fakes import clocked_player
@@ -210,23 +209,50 @@ async def test_the_clock_is_told_to_the_engine_and_recorded() -> None:
     assert record.latency is not None and record.latency.commands > len(record.moves)
 
 
-async def test_fischer_needs_an_engine_that_lists_kata_time_settings() -> None:
-    fischer = TimeControl("fischer", 5, increment=1)
+async def test_fischer_is_kept_by_the_arena_for_an_engine_without_kata_time_settings() -> None:
+    """GTP's time_settings as an absolute main time, then before each move time_left
+    with what the arena's clock shows, the increments added: the engine sees them."""
+    from arena.run.match import MatchOptions
+
+    fischer = TimeControl("fischer", 0.5, increment=0.1)
     settings = GameSettings(board_size=9, komi=7.5, time_control=fischer)
-    await check_player(clocked_player("ok"), settings, required=frozenset({"kata-time_settings"}))
-    with pytest.raises(EngineStartError) as info:
-        await check_player(
-            clocked_player("deaf", "--deaf"), settings, required=frozenset({"kata-time_settings"})
-        )
-    assert info.value.message == (
-        "failed the startup check: does not list kata-time_settings, which its time control needs"
+    plain = clocked_player("a", "--plain-time", "--share=0.2")
+    await check_player(plain, settings)  # nothing more is required of it
+    traffic: list[str] = []
+    record = await play_once_logged(
+        job(plain, clocked_player("b", "--share=0.2"), fischer, move_limit=20),
+        MatchOptions(gtp_log=traffic.append),
     )
-    # With the startup checks skipped, the game cannot be clocked: void, with the reason.
-    record = await play(job(clocked_player("a", "--deaf"), clocked_player("b"), fischer))
-    assert record.void_reason == (
-        "a (black) does not list kata-time_settings, which its clock"
-        " (fischer 5s + 1s per move) needs"
-    )
+    assert record.result is not None and record.result.end is EndReason.MOVE_LIMIT, record
+    sent = [
+        " ".join(w for i, w in enumerate(line.split(">> ", 1)[1].split()) if i or not w.isdigit())
+        for line in traffic
+        if line.startswith("a (black) >> ")
+    ]  # without the command ids
+    assert "time_settings 0.5 0 0" in sent
+    told = [float(line.split()[2]) for line in sent if line.startswith("time_left b ")]
+    black = [m for m in record.moves if m.colour is B]
+    assert len(told) == len(black) == 10
+    assert told[0] == 0.5
+    # Before each later move, what the clock showed after the one before (ms, rounded down).
+    for before, previous in zip(told[1:], black, strict=False):
+        assert previous.time_left is not None
+        assert before == pytest.approx(int(previous.time_left * 1000) / 1000, abs=1e-9)
+    # Each move's clock: what was left, less the move's time, plus the increment.
+    for told_before, move in zip(told, black, strict=True):
+        assert move.seconds is not None and move.time_left is not None
+        assert move.time_left == pytest.approx(told_before - move.seconds + 0.1, abs=0.0011)
+
+
+async def play_once_logged(job: GameJob, options: object) -> GameRecord:
+    from arena.run.match import MatchOptions
+
+    assert isinstance(options, MatchOptions)
+    async with trio.open_nursery() as nursery:
+        provider = EngineProvider(nursery, stderr="discard")
+        record = await play_game(job, provider, options)
+        await provider.close_all()
+    return record
 
 
 async def test_a_reused_engine_is_told_there_is_no_clock_after_a_clocked_game() -> None:

@@ -88,10 +88,11 @@ def test_bad_time_settings_are_one_line_errors(tmp_path: Path, setting: str, exp
     assert expected in message, message
 
 
-def test_fischer_needs_kata_time_settings_at_the_startup_check(tmp_path: Path) -> None:
+def test_fischer_needs_no_command_at_the_startup_check(tmp_path: Path) -> None:
+    """The arena keeps a Fischer clock for any engine (time_left tells it the increments)."""
     text = HEADER + PLAYERS + GAME + "matchups = [Matchup('a', 'b', time_control=Fischer(5, 1))]\n"
     checks = Playoff(load_control_file(write(tmp_path, text))).player_checks()
-    assert [c.required_commands for c in checks] == [frozenset({"kata-time_settings"})] * 2
+    assert [c.required_commands for c in checks] == [frozenset()] * 2
 
 
 # ---------------------------------------------------------------------------

@@ -65,6 +65,40 @@ def test_gnugo_against_the_sample_engine_under_byo_yomi(tmp_path: Path, gnugo: s
     assert "refused" not in log
 
 
+@pytest.mark.gnugo
+def test_gnugo_under_fischer_is_told_its_true_time_before_each_move(
+    tmp_path: Path, gnugo: str
+) -> None:
+    """GNU Go lists no kata-time_settings: the arena keeps its Fischer clock and says
+    time_left with it, increments added, before every move (read from the GTP log)."""
+    ctl = tmp_path / "fischer.ctl"
+    ctl.write_text(
+        "competition_type = 'playoff'\n"
+        "players = {\n"
+        f"    'gnugo': Player([{gnugo!r}, '--mode', 'gtp', '--level', '1']),\n"
+        f"    'mcts': Player([{sys.executable!r}, '-m', 'engines.mcts', '--playouts', '0',\n"
+        "                    '--seed', '1']),\n"
+        "}\n"
+        "board_size = 9\nkomi = 7.5\nscorer = 'internal'\n"
+        "time_control = Fischer(main=5, increment=1)\n"
+        "matchups = [Matchup('gnugo', 'mcts', number_of_games=1)]\n"
+    )
+    arena_run(ctl, "--log-gtp")
+    (game,) = records(ctl)
+    root = game.get_root()
+    assert not root.get("RE").endswith("+T"), root.get("C")
+    log = next(ctl.with_suffix(".gtplogs").iterdir()).read_text().splitlines()
+    gnugo_sent = [line.split(">> ", 1)[1] for line in log if line.startswith("gnugo (black) >> ")]
+    assert any(line.split()[1:] == ["time_settings", "5", "0", "0"] for line in gnugo_sent)
+    told = [int(line.split()[3]) for line in gnugo_sent if line.split()[1:2] == ["time_left"]]
+    black = [node for node in game.get_main_sequence()[1:] if node.get_move()[0] == "b"]
+    assert len(told) == len(black) > 5
+    assert told[0] == 5
+    # Before each later move, the clock after the one before, in whole seconds (rounded down).
+    for before, previous in zip(told[1:], black, strict=False):
+        assert before == int(previous.get("BL") + 1e-9)
+
+
 def write_openings(directory: Path) -> list[tuple[tuple[str, str], ...]]:
     """Eight 9x9 openings of four moves; returns each one's moves."""
     directory.mkdir()
