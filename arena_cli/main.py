@@ -92,6 +92,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="play the games on the Dask cluster whose scheduler is there"
         " (overrides the control file's `cluster`; needs gtp-arena[cluster])",
     )
+    parser.add_argument(
+        "--affinity",
+        nargs="?",
+        const=1,
+        type=_positive_int,
+        metavar="N",
+        help="run each game slot's engines on N cores of their own (default 1; overrides"
+        " the control file's `affinity`; not on a cluster)",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument(
         "-y", "--yes", action="store_true", help="reset: delete without asking (on a terminal)"
@@ -333,6 +342,7 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         max_games=options.max_games,
         log_gtp=options.log_gtp,
         durable=not options.no_fsync,
+        affinity=options.affinity,
     )
     from tui.live import run_with_display  # the dashboard, plain lines or quiet
 

@@ -62,6 +62,7 @@ class CompetitionConfig:
     skip_player_checks: bool = False
     stderr_to_log: bool = True
     reuse_engines: bool = False
+    affinity: int = 0  # cores per game slot its engines are pinned to (0: not pinned)
     crash_result: CrashResult = "void"
     cluster: str | None = None  # a Dask scheduler's address: play the games there
     html_report: bool = False  # write X.html (with plots) next to X.report after each run

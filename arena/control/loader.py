@@ -30,6 +30,7 @@ from arena.control.namespace import ControlFile, DefinedName
 from arena.control.settings import (
     PlayerConfig,
     Where,
+    as_affinity,
     as_bool,
     as_choice,
     as_cluster_address,
@@ -240,6 +241,8 @@ def _parse_common(
         values["crash_result"] = as_choice(
             control.get("crash_result"), ("void", "forfeit"), control.where("crash_result")
         )
+    if control.has("affinity"):
+        values["affinity"] = as_affinity(control.get("affinity"), control.where("affinity"))
     if control.get("cluster") is not None:
         values["cluster"] = as_cluster_address(control.get("cluster"), control.where("cluster"))
     return CompetitionConfig(

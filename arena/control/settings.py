@@ -448,3 +448,16 @@ def with_referee_players(value: Any, players: Mapping[str, PlayerConfig], where:
 
 def _format_number(value: float) -> str:
     return str(int(value)) if value == int(value) else str(value)
+
+
+def as_affinity(value: object, where: Where) -> int:
+    """The ``affinity`` setting as cores per game slot: True is 1, False or None is 0 (off)."""
+    if value is None or value is False:
+        return 0
+    if value is True:
+        return 1
+    if isinstance(value, int) and value >= 0:
+        return value
+    raise where.error(
+        f"expected True, False or a number of cores per game slot, not {describe_value(value)}"
+    )

@@ -29,7 +29,8 @@ from arena.run.stalls import usable_cores
 from gtp.client import GtpClient
 from gtp.errors import CommandFailed, EngineStartError, GtpError
 from gtp.launch import start_engine
-from gtp.process import ShutdownTimings, StderrMode, spawn_off_the_loop
+from gtp.process import ShutdownTimings, SpawnedChild, StderrMode, spawn_off_the_loop
+from gtp.spawn import spawn_child, split_command
 
 STDERR_LOG_CAP: Final = 64 * 1024  # bytes of one engine's stderr kept in X.log per game
 _OPTIONAL_COMMANDS: Final = (
@@ -174,20 +175,28 @@ async def start_session(
     stderr_sink: LineSink | None = None,
     traffic_sink: LineSink | None = None,
     watch: GroupWatch | None = None,
+    cores: frozenset[int] | None = None,
 ) -> EngineSession:
     """Start one engine of ``player``, its tasks in ``nursery``; EngineStartError if it cannot run.
 
     ``env`` is added to the player's environment; ``watch`` is told about the
-    engine's process group when it starts and once it is reaped.  Stop the
+    engine's process group when it starts and once it is reaped; ``cores``:
+    the CPUs the engine (and every process it starts) may run on.  Stop the
     session with :meth:`EngineSession.close` (cancelling ``nursery`` stops it too).
     """
     session = EngineSession(player, watch=watch)
     mode: StderrMode = "keep" if stderr == "log" else stderr
     environment = {**player.environ_dict, **env}
     # Spawned in a thread (other games' clocks run on), then taken over at once.
-    child = await spawn_off_the_loop(
-        player.command, name=player.code, cwd=player.cwd, env=environment, stderr=mode
-    )
+    if cores is None:
+        child = await spawn_off_the_loop(
+            player.command, name=player.code, cwd=player.cwd, env=environment, stderr=mode
+        )
+    else:
+        argv = split_command(player.command)
+        child = await trio.to_thread.run_sync(
+            _spawn_pinned, cores, argv, player.code, player.cwd, environment, mode
+        )
     session.client = client = start_engine(
         nursery,
         player.command,
@@ -206,6 +215,33 @@ async def start_session(
         watch(client.process.pgid, True)
     session.begin_game(stderr_sink, traffic_sink)
     return session
+
+
+def _spawn_pinned(
+    cores: frozenset[int],
+    argv: list[str],
+    name: str,
+    cwd: str | None,
+    env: dict[str, str],
+    stderr: StderrMode,
+) -> SpawnedChild:
+    """Spawn from a thread pinned to ``cores`` (a worker thread of trio's), then pin the child.
+
+    A new process starts with the CPU mask of the thread that spawned it, so
+    the engine runs on its cores from its first instruction and whatever it
+    starts before we could reach it inherits them too; the thread's own mask
+    is put back before it serves anything else.  The child is pinned by pid
+    as well, for a spawn path that does not inherit the mask.
+    """
+    previous = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cores)
+    try:
+        child = spawn_child(argv, name, cwd, env, stderr)
+    finally:
+        os.sched_setaffinity(0, previous)
+    with contextlib.suppress(ProcessLookupError):  # it may be gone already (a bad binary)
+        os.sched_setaffinity(child[0], cores)
+    return child
 
 
 _STARTS: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("engine_starts")
@@ -324,6 +360,7 @@ class EngineProvider:
     reuse: bool = False
     slot: int | None = None
     watch: GroupWatch | None = None
+    cores: frozenset[int] | None = None  # the CPUs this slot's engines run on (None: any)
     _idle: dict[str, EngineSession] = attrs.Factory(dict)
     _facts: dict[PlayerConfig, EngineFacts] = attrs.Factory(dict)
 
@@ -359,7 +396,7 @@ class EngineProvider:
         # them when games end together starves the games still playing.
         async with _engine_starts():
             session = await start_session(
-                self.nursery, player, env, route, stderr_sink, traffic_sink, self.watch
+                self.nursery, player, env, route, stderr_sink, traffic_sink, self.watch, self.cores
             )
             try:
                 self._facts[player] = await _learn(

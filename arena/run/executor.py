@@ -7,8 +7,9 @@ started (with the worker playing it, if not here) in, a
 runs the startup checks, and reports its own events (the workers of a
 cluster) while a run lasts.  :class:`LocalExecutor` plays here, with engines
 from an :class:`arena.run.engines.EngineProvider` per slot (kept between games
-with ``reuse_engines``).  :class:`arena.run.cluster.DaskExecutor` plays on a
-Dask cluster, with :func:`arena.run.match.play_single_game` on the workers.
+with ``reuse_engines``; pinned to the slot's own cores with ``affinity``).
+:class:`arena.run.cluster.DaskExecutor` plays on a Dask cluster, with
+:func:`arena.run.match.play_single_game` on the workers.
 
 Only two exceptions cross this boundary, both about the machines, never the
 engines: :class:`GameLost` (the worker playing a game was lost: the game is
@@ -29,6 +30,7 @@ import trio
 from arena.competitions.base import PlayerCheck
 from arena.errors import RunError
 from arena.results import GameJob, GameRecord
+from arena.run.affinity import SlotCores
 from arena.run.engines import EngineProvider, GroupWatch, StderrRoute, check_player
 from arena.run.events import Event
 from arena.run.match import MatchOptions, play_game
@@ -75,6 +77,8 @@ class LocalExecutor:
     reuse_engines: bool = False
     numbered_slots: bool = True  # GOMILL_SLOT in the engines' environment
     watch: GroupWatch | None = None
+    # Slot number -> the CPUs its engines are pinned to (``affinity``); empty: not pinned.
+    slot_cores: SlotCores = ()
 
     @contextlib.asynccontextmanager
     async def slot(self, slot: int) -> AsyncIterator[PlayGame]:
@@ -85,6 +89,7 @@ class LocalExecutor:
                 reuse=self.reuse_engines,
                 slot=slot if self.numbered_slots else None,
                 watch=self.watch,
+                cores=self.slot_cores[slot] if self.slot_cores else None,
             )
 
             async def play(

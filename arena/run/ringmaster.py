@@ -43,6 +43,7 @@ from arena.errors import RunError, lone_exception
 from arena.output.files import GtpLogs, RunFiles
 from arena.reports.text import competition_report
 from arena.results import GameJob, GameRecord
+from arena.run.affinity import SlotCores, available_cores, pinning_supported, slot_cores
 from arena.run.engines import StderrRoute, check_player
 from arena.run.events import (
     BoardPicture,
@@ -91,6 +92,7 @@ class RunOptions:
     keyboard: bool = True  # Ctrl-X from the terminal, when stdin is one
     handle_signals: bool = True  # SIGINT/SIGTERM stop at once (only in the main thread)
     durable: bool = True  # fsync records, journal and status (--no-fsync: False)
+    affinity: int | None = None  # cores per game slot (--affinity); None: the control file's
 
 
 @attrs.frozen
@@ -224,6 +226,13 @@ class Ringmaster:
             self.files.cmd.unlink(missing_ok=True)
         for warning in warnings:
             self.events.emit(RunWarning(warning))
+        if self._affinity and not isinstance(executor, LocalExecutor):
+            self.events.emit(
+                RunWarning(
+                    f"affinity = {self._affinity} is ignored: the games are played elsewhere"
+                    " (a Dask cluster), not in slots of this machine"
+                )
+            )
         if self.executor is None and is_clocked(self.competition.player_checks()):
             crowded = oversubscription_warning(self.options.parallel, usable_cores())
             if crowded is not None:
@@ -255,13 +264,24 @@ class Ringmaster:
         self.events.emit(RunStateChanged(state, message))
         return RunSummary(state, message, self._recorded, self._voids)
 
+    @property
+    def _affinity(self) -> int:
+        """Cores per game slot to pin its engines to (0: not pinned)."""
+        if self.options.affinity is not None:
+            return self.options.affinity
+        return self.config.affinity
+
     def _local_executor(self) -> LocalExecutor:
         route: StderrRoute = "log" if self.config.stderr_to_log else "inherit"
+        cores: SlotCores = ()
+        if self._affinity and pinning_supported():
+            cores = slot_cores(self.options.parallel, self._affinity, available_cores())
         return LocalExecutor(
             stderr=route,
             reuse_engines=self.config.reuse_engines,
             numbered_slots=self.options.parallel > 1,
             watch=self._watchdog.watch if self._watchdog is not None else None,
+            slot_cores=cores,
         )
 
     def _remove_stale_temporaries(self, files: CompetitionFiles) -> None:

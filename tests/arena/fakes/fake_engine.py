@@ -6,6 +6,7 @@ misbehaves on request at its N-th genmove (counting from 1): crash, hang,
 answer a given text, write protocol garbage, flood stderr.  Other options
 make it fail a command, claim, score, describe itself, explain its moves or
 report CPU time, or crash or hang when sent a given command (``--crash-on``, ``--hang-on``).
+``--cpus-file`` records, at each genmove, the CPUs the engine may run on.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--crash-on", default="", help="crash when sent this command")
     p.add_argument("--hang-on", default="", help="hang when sent this command")
     p.add_argument("--dead", default=None, help="final_status_list dead answer")
+    p.add_argument(
+        "--cpus-file", default="", help="at each genmove append slot, pid and the CPUs it may use"
+    )
     return p.parse_args(argv)
 
 
@@ -134,6 +138,11 @@ def main(argv: list[str]) -> int:
                 text = "claim"
             else:
                 genmoves += 1
+                if options.cpus_file:
+                    with open(options.cpus_file, "a") as cpus_file:
+                        slot = os.environ.get("GOMILL_SLOT", "-")
+                        cpus = ",".join(str(cpu) for cpu in sorted(os.sched_getaffinity(0)))
+                        cpus_file.write(f"{slot} {os.getpid()} {cpus}\n")
                 if options.stderr_per_move:
                     chunk = ("x" * 99 + "\n") * (options.stderr_per_move // 100)
                     sys.stderr.write(chunk)
