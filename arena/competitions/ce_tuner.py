@@ -14,7 +14,10 @@ in Gomill.  Games go to the candidates in turn (the one with fewest games
 issued first), so parallel slots play different samples of the generation
 at once; the next generation starts once every game of this one is counted
 (the update needs them all), so at a generation's end some slots wait.  A
-game without a winner counts half a win.  When a generation is complete the
+jigo counts half a win; a game with no result (the players' scores
+disagreeing or unscored, or stopped at ``move_limit``) counts nothing, as in
+Gomill: half a win for each would let every sample of a generation tie.
+When a generation is complete the
 elite is chosen, the distribution updated, and the generation (candidates by
 wins, elite marked ``*``) written to the history file.
 
@@ -67,7 +70,7 @@ from arena.control.config import CompetitionConfig
 from arena.control.settings import PlayerConfig, Where
 from arena.errors import StateError
 from arena.reports.ce_tuner import generation_lines
-from arena.results import GameJob, GameResult
+from arena.results import EndReason, GameJob, GameResult
 from gtp.vertex import Colour
 
 GAME_ID: Final = re.compile(r"g(\d+)#(\d+)r(\d+)")
@@ -275,7 +278,8 @@ class CeTuner(TunerBookkeeping):
         check_opponent(result, colour, self.settings.opponent)
         self._running.pop(result.game_id, None)
         rounds.finish(round_)
-        self._wins[number] += candidate_score(result, code)
+        if result.winner is not None or result.end is EndReason.SCORE:
+            self._wins[number] += candidate_score(result, code)  # a win, a loss or a jigo
         self._games += 1
         for player, description in engines.items():
             if player == self.settings.opponent:

@@ -400,11 +400,24 @@ def test_a_generation_updates_the_distribution_from_its_elite(tmp_path: Path) ->
     assert tuner.take_history_notes() == []
 
 
-def test_a_game_without_a_winner_counts_half(tmp_path: Path) -> None:
+def test_a_jigo_counts_half(tmp_path: Path) -> None:
     tuner = make_tuner(tmp_path)
     job = tuner.next_job()
     assert job is not None and finish(tuner, job, None)
     assert tuner.snapshot().candidates[0].wins == 0.5
+
+
+@pytest.mark.parametrize("end", [EndReason.UNKNOWN, EndReason.MOVE_LIMIT])
+def test_a_game_with_no_result_counts_nothing(tmp_path: Path, end: EndReason) -> None:
+    """'players disagreed' is no half win: else every sample of a generation could tie."""
+    tuner = make_tuner(tmp_path)
+    job = tuner.next_job()
+    assert job is not None
+    result = GameResult(job.game_id, job.black.code, job.white.code, None, end)
+    assert tuner.record_result(result, {})
+    candidate = tuner.snapshot().candidates[0]
+    assert candidate.wins == 0.0
+    assert tuner.next_job() is not None  # the game counted as played
 
 
 def test_duplicates_and_old_generations_do_not_count(tmp_path: Path) -> None:
