@@ -242,6 +242,20 @@ async def _check_on_cluster(address: str, config: CompetitionConfig) -> list[str
 
     checks = make_competition(config).player_checks()
     async with open_cluster(address) as executor:
+        # Say what is going on: a check waits for a worker that can take it, and
+        # right after the workers start none may have joined yet.
+        if executor.threads:
+            print(
+                f"checking {len(checks)} player(s) on the cluster at {address}"
+                f" ({executor.threads} thread(s))",
+                file=sys.stderr,
+            )
+        else:
+            print(
+                f"no worker has joined the cluster at {address} yet:"
+                " the checks wait for one (Ctrl-C to give up)",
+                file=sys.stderr,
+            )
         failures = dict(await executor.check_players(checks))
     for item in checks:
         if item.player.code not in failures:

@@ -358,6 +358,33 @@ def test_a_game_no_worker_can_serve_is_warned_of_and_waits_for_a_worker_that_can
 
 
 @pytest.mark.slow
+@pytest.mark.slow
+def test_check_on_a_cluster_no_worker_has_joined_says_it_waits_for_one(
+    tmp_path: Path, cluster: LoopbackCluster
+) -> None:
+    """The first `arena check --cluster` right after the workers start said nothing for a
+    minute: it waits for a worker, and now says so at once."""
+    cluster.start_scheduler()
+    path = write_ctl(tmp_path)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena_cli", "check", str(path), "--cluster", cluster.address],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline()  # blocks until it says something (or exits)
+        assert first.startswith(f"no worker has joined the cluster at {cluster.address} yet")
+        cluster.start_worker("w1")
+        code, err = finish(process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert code == 0, err
+
+
 @pytest.mark.parametrize("address", ["tcp://127.0.0.1:9", "http://nowhere:1"])
 def test_an_unreachable_scheduler_is_one_line_and_a_failure(tmp_path: Path, address: str) -> None:
     """One line, and nothing after it (no 'coroutine ... was never awaited' warnings)."""
