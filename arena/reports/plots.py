@@ -14,7 +14,9 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 import matplotlib as mpl
+from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.transforms import ScaledTranslation
 
 from arena.reports.series import ColourRecord, EloSeries, PlayerRecord, RatingsSeries
 from arena.reports.svg import (
@@ -62,22 +64,40 @@ def _finite_range(values: Sequence[float]) -> tuple[float, float]:
     return min(low - pad, -pad), max(high + pad, pad)
 
 
-def elo_figure(series: EloSeries, prefix: str, sprt: SPRT | None = None) -> str:
-    """A pairing's Elo with its interval against games played (player_1's side)."""
+def elo_range(series: EloSeries) -> tuple[float, float]:
+    """The Elo axis: the finite values, with room past them where a value or bound is infinite.
+
+    The first few games' intervals span thousands of Elo: the range follows the
+    curve and the intervals from a fifth of the way on, and lets the early band
+    run off.  An unbounded value or bound (every game won by one side) has no
+    place on the axis: it gets an arrow at the edge, a headroom beyond the
+    finite values, so the finite part of the plot keeps its scale.
+    """
+    values = [e.value for e in series.elo]
+    settled = len(series.elo) // 5 if len(series.elo) > 5 else 0
+    later = series.elo[settled:]
+    shown = values + [e.lower for e in later] + [e.upper for e in later]
+    bottom, top = _finite_range(shown)
+    headroom = max(100.0, 0.25 * (top - bottom))
+    if any(v == -math.inf for v in shown):
+        bottom -= headroom
+    if any(v == math.inf for v in shown):
+        top += headroom
+    return bottom, top
+
+
+def draw_elo(series: EloSeries, sprt: SPRT | None = None) -> Figure:
+    """The figure of :func:`elo_figure` (its axes read back by the tests)."""
     figure, axes = new_figure(3.3)
     values = [e.value for e in series.elo]
     lows = [e.lower for e in series.elo]
     highs = [e.upper for e in series.elo]
-    # The first few games' intervals span thousands of Elo: scale to the curve and to
-    # the intervals from a fifth of the way on, and let the early band run off.
-    settled = len(series.elo) // 5 if len(series.elo) > 5 else 0
-    bottom, top = _finite_range(values + lows[settled:] + highs[settled:])
+    bottom, top = elo_range(series)
 
     def clip(seq: Sequence[float], beyond: float = 0.0) -> list[float]:
-        # An all-wins (all-losses) score has an infinite Elo: the curve runs
-        # along the edge, the band past it.
         return [min(max(v, bottom - beyond), top + beyond) for v in seq]
 
+    # An unbounded side of the band runs past the edge: an open end.
     axes.fill_between(
         series.games,
         clip(lows, 1e3),
@@ -87,7 +107,46 @@ def elo_figure(series: EloSeries, prefix: str, sprt: SPRT | None = None) -> str:
         linewidth=0,
         label="95% interval",
     )
-    axes.plot(series.games, clip(values), color=ACCENT, linewidth=1.8, label="Elo", clip_on=False)
+    finite = [v if math.isfinite(v) else math.nan for v in values]
+    axes.plot(series.games, clip(finite), color=ACCENT, linewidth=1.8, label="Elo")
+    for sign, marker in ((-1, "v"), (1, "^")):
+        # An infinite Elo: an arrow at the edge, pointing off the axis.
+        games = [g for g, v in zip(series.games, values, strict=True) if v == sign * math.inf]
+        if games:
+            edge = top if sign > 0 else bottom
+            axes.plot(
+                games,
+                [edge] * len(games),
+                linestyle="none",
+                marker=marker,
+                markersize=6,
+                color=ACCENT,
+                clip_on=False,
+                label=f"Elo {'+' if sign > 0 else '−'}∞ (unbounded)",
+            )
+    if series.elo:
+        last, x = series.elo[-1], series.games[-1]
+        for bound, edge in ((last.lower, bottom), (last.upper, top)):
+            if math.isinf(bound):
+                # The last interval's open end: an arrow from inside the axis to its edge.
+                start = edge + (0.3 if edge == bottom else -0.3) * (top - bottom)
+                axes.annotate(
+                    "",
+                    (x, edge),
+                    xytext=(x, start),
+                    arrowprops={"arrowstyle": "-|>", "color": ACCENT, "linewidth": 1.2},
+                    annotation_clip=False,
+                )
+                axes.annotate(
+                    f"{'lower' if edge == bottom else 'upper'} bound unbounded",
+                    (x, edge),
+                    xytext=(-6, 4 if edge == bottom else -4),
+                    textcoords="offset points",
+                    ha="right",
+                    va="bottom" if edge == bottom else "top",
+                    fontsize=8,
+                    color=ACCENT,
+                )
     axes.axhline(0.0, color="#777777", linewidth=0.9)
     if sprt is not None:
         for value, name in ((sprt.elo0, "elo0"), (sprt.elo1, "elo1")):
@@ -112,15 +171,29 @@ def elo_figure(series: EloSeries, prefix: str, sprt: SPRT | None = None) -> str:
         margin = "" if math.isinf(last.margin) else f" ± {last.margin:.0f}"
         text = f"{format_elo(last.value)}{margin} after {series.games[-1]} games"
         if math.isinf(last.value):
-            text += " (every game won by one side: no finite Elo, the line runs along the edge)"
+            text += " (every game won by one side: Elo unbounded, arrows at the edge)"
+        elif math.isinf(last.margin):
+            text += " (interval unbounded on one side)"
         note(axes, text)
-    axes.legend(loc="lower right", ncols=2)
+    # Clear of the arrows and the "unbounded" label at the bottom edge, if any.
+    below = any(v == -math.inf for v in values) or bool(lows and lows[-1] == -math.inf)
+    axes.legend(loc="upper right" if below else "lower right", ncols=2)
     set_margins(figure, left=YLABEL + number_width(bottom, top) + 0.12)
-    return to_svg(figure, prefix)
+    return figure
+
+
+def elo_figure(series: EloSeries, prefix: str, sprt: SPRT | None = None) -> str:
+    """A pairing's Elo with its interval against games played (player_1's side)."""
+    return to_svg(draw_elo(series, sprt), prefix)
 
 
 def colour_figure(records: Sequence[ColourRecord], prefix: str, title: str) -> str:
     """Win rate with Black and with White per player (Wilson intervals), and over all games."""
+    return to_svg(draw_colours(records, title), prefix)
+
+
+def draw_colours(records: Sequence[ColourRecord], title: str) -> Figure:
+    """The figure of :func:`colour_figure` (its layout read back by the tests)."""
     figure, axes = new_figure(3.3)
     few = len(records) <= 8  # room to write the counts over the bars
     for offset, colour, fill in (
@@ -194,14 +267,22 @@ def colour_figure(records: Sequence[ColourRecord], prefix: str, title: str) -> s
     axes.grid(axis="x", visible=False)
     axes.set_title(title)
     note(axes, "bars: share of games won with each colour; red: 95% interval")
-    axes.legend(loc="upper right", ncols=2, handlelength=1.0)
+    # In the title's row, right of it and above the note: never over a bar or its count.
+    axes.legend(
+        loc="lower right",
+        bbox_to_anchor=(1.0, 1.0),
+        bbox_transform=axes.transAxes + ScaledTranslation(0, 15 / 72, figure.dpi_scale_trans),
+        ncols=2,
+        handlelength=1.0,
+        borderaxespad=0.0,
+    )
     labels = text_width(record.label for record in records)
     set_margins(
         figure,
         left=YLABEL + text_width(["100%"]) + 0.12,
         bottom=0.35 if few else 0.25 + 0.7 * labels,
     )
-    return to_svg(figure, prefix)
+    return figure
 
 
 def length_figure(lengths: Mapping[EndReason, Sequence[int]], prefix: str, title: str) -> str:

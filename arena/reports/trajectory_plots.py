@@ -60,11 +60,24 @@ def _engine_axis(axes: Axes, labels: EngineLabels) -> float:
 
 def ce_distribution_figure(band: CeBand, labels: EngineLabels, complete: bool, prefix: str) -> str:
     """One parameter's mean ± sd per generation, and the samples each finished one drew."""
+    return to_svg(draw_ce_distribution(band, labels, complete), prefix)
+
+
+def draw_ce_distribution(band: CeBand, labels: EngineLabels, complete: bool) -> Figure:
+    """The figure of :func:`ce_distribution_figure` (its axes read back by the tests)."""
     figure, axes = new_figure(3.4)
     xs = list(band.generations)
     lows = [m - d for m, d in zip(band.means, band.deviations, strict=True)]
     highs = [m + d for m, d in zip(band.means, band.deviations, strict=True)]
-    axes.fill_between(xs, lows, highs, color=ACCENT, alpha=0.16, linewidth=0)
+    if len(xs) == 1:
+        # One generation (the initial distribution): a band over a line has no width, so
+        # the band is a bar around the generation with the sd's bounds as caps.
+        axes.fill_between(
+            [xs[0] - 0.3, xs[0] + 0.3], lows * 2, highs * 2, color=ACCENT, alpha=0.16, linewidth=0
+        )
+        axes.errorbar(xs, band.means, yerr=[band.deviations], fmt="none", ecolor=ACCENT, capsize=8)
+    else:
+        axes.fill_between(xs, lows, highs, color=ACCENT, alpha=0.16, linewidth=0)
     axes.plot(xs, band.means, color=ACCENT, linewidth=1.8, marker="o", markersize=4)
     # Each generation's samples side by side around its x, so equal values do not hide.
     per_generation: dict[int, int] = {}
@@ -100,7 +113,7 @@ def ce_distribution_figure(band: CeBand, labels: EngineLabels, complete: bool, p
     right = _engine_axis(axes, labels)
     left = YLABEL + text_width([f"{t:.2f}" for t in axes.get_yticks()]) + 0.15
     set_margins(figure, left=left, right=right, bottom=0.55 + (0.2 if len(xs) > 12 else 0.0))
-    return to_svg(figure, prefix)
+    return figure
 
 
 def ce_samples_figure(
@@ -167,8 +180,24 @@ def _engine_x_ticks(axes: Axes, labels: EngineLabels) -> bool:
     return True
 
 
+def played_range(played: int, iterations: int) -> tuple[float, float]:
+    """The iterations axis: those played (a run of 4 of 200 fills the plot), at least one."""
+    return 0.0, float(max(played, 1))
+
+
+def _iterations_label(played: int, iterations: int) -> str:
+    if played >= iterations:
+        return "iterations"
+    return f"iterations ({played} of {iterations} planned)"
+
+
 def spsa_trajectory_figure(track: SpsaTrack, iterations: int, prefix: str) -> str:
     """Theta against iterations within its bounds, with the band its candidates played."""
+    return to_svg(draw_spsa_trajectory(track, iterations), prefix)
+
+
+def draw_spsa_trajectory(track: SpsaTrack, iterations: int) -> Figure:
+    """The figure of :func:`spsa_trajectory_figure` (its axes read back by the tests)."""
     figure, axes = new_figure(3.1)
     xs = list(track.iterations)
     axes.fill_between(
@@ -191,20 +220,25 @@ def spsa_trajectory_figure(track: SpsaTrack, iterations: int, prefix: str) -> st
     axes.axhline(track.start, color="#777777", linewidth=0.8, linestyle=":", label="start")
     span = track.maximum - track.minimum
     axes.set_ylim(track.minimum - 0.05 * span, track.maximum + 0.05 * span)
-    axes.set_xlim(0, max(iterations, xs[-1], 1))
+    axes.set_xlim(*played_range(xs[-1], iterations))
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.set_xlabel("iterations")
+    axes.set_xlabel(_iterations_label(xs[-1], iterations))
     axes.set_ylabel(track.code)
     axes.set_title(f"Trajectory of {track.code}")
     note(axes, f"{track.formatted} after {xs[-1]} of {iterations} iterations")
     axes.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=3, borderaxespad=0.2)
     labels = [f"{t:g}" for t in axes.get_yticks()]
     set_margins(figure, left=YLABEL + text_width(labels) + 0.15)
-    return to_svg(figure, prefix)
+    return figure
 
 
 def plus_share_figure(share: PlusShare, iterations: int, prefix: str) -> str:
     """The plus side's share of the points, a run of iterations at a time, with intervals."""
+    return to_svg(draw_plus_share(share, iterations), prefix)
+
+
+def draw_plus_share(share: PlusShare, iterations: int) -> Figure:
+    """The figure of :func:`plus_share_figure` (its axes read back by the tests)."""
     figure, axes = new_figure(3.1)
     middles = [(a + b) / 2 for a, b in zip(share.first, share.last, strict=True)]
     values = [s.value for s in share.share]
@@ -235,9 +269,11 @@ def plus_share_figure(share: PlusShare, iterations: int, prefix: str) -> str:
     axes.axhline(0.5, color="#777777", linewidth=0.9, linestyle=":")
     axes.set_ylim(-0.03, 1.03)
     axes.set_yticks([0, 0.25, 0.5, 0.75, 1.0], ["0%", "25%", "50%", "75%", "100%"])
-    axes.set_xlim(0, max(iterations, share.last[-1] if share.last else 1, 1))
+    played = share.last[-1] if share.last else 0
+    low, high = played_range(played, iterations)
+    axes.set_xlim(low, high + 0.5 if played < iterations else high)  # the last run's bar whole
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.set_xlabel("iterations")
+    axes.set_xlabel(_iterations_label(played, iterations))
     axes.set_ylabel("plus side's points")
     axes.set_title("Plus side's share of the points")
     overall = 100 * share.points / share.total if share.total else 0.0
@@ -246,4 +282,4 @@ def plus_share_figure(share: PlusShare, iterations: int, prefix: str) -> str:
     note(axes, f"{overall:.1f}% over {share.total} games; dots: {runs} each, 95% interval")
     axes.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.2)
     set_margins(figure, left=YLABEL + text_width(["100%"]) + 0.15)
-    return to_svg(figure, prefix)
+    return figure

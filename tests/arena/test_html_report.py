@@ -9,6 +9,7 @@ the page is made from the same files a run leaves.  The browser test
 from __future__ import annotations
 
 import html.parser
+import math
 import random
 import re
 import subprocess
@@ -17,13 +18,18 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 from arena.competitions.registry import make_competition
 from arena.competitions.snapshots import AllPlayAllSnapshot
 from arena.control.loader import load_control_file
 from arena.errors import ControlFileError
+from arena.reports import plots
 from arena.reports.history import load_history
 from arena.reports.series import (
+    ColourRecord,
+    EloSeries,
     by_pairing,
     checkpoints,
     colour_records,
@@ -31,7 +37,9 @@ from arena.reports.series import (
     player_records,
     ratings_series,
 )
+from arena.reports.svg import style
 from arena.results import EndReason, GameResult, MoveTimes
+from arena.stats.elo import WDL, elo_estimate
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, StateStore, read_state
 from arena.store.restore import load_competition
@@ -485,3 +493,79 @@ def test_without_matplotlib_one_line_names_the_install_command(tmp_path: Path) -
         assert not files.html_report.exists()
     # The run stopped before playing: the four games recorded above are all there are.
     assert len(load_history(files).results) == 4
+
+
+# ---------------------------------------------------------------------------
+# The plots' axes, read back from the figures
+
+
+def _drawn(figure: Figure) -> Figure:
+    """The figure laid out by the Agg renderer, so its pieces have extents."""
+    FigureCanvasAgg(figure).draw()
+    return figure
+
+
+def _elo_after(*scores: tuple[int, int]) -> EloSeries:
+    """Elo of ``a`` after each (wins, losses)."""
+    return EloSeries(
+        "a",
+        "b",
+        tuple(w + lost for w, lost in scores),
+        tuple(elo_estimate(WDL(w, lost, 0, 0), 0.95) for w, lost in scores),
+    )
+
+
+@pytest.mark.parametrize(("wins", "losses", "side"), [(0, 1, -1), (1, 0, 1)])
+def test_an_unbounded_elo_is_an_arrow_at_the_edge_of_a_range_the_finite_bounds_choose(
+    wins: int, losses: int, side: int
+) -> None:
+    series = _elo_after(*[(wins * n, losses * n) for n in (1, 2, 3)])
+    assert all(e.value == side * math.inf for e in series.elo)  # no finite Elo at all
+    finite = [v for e in series.elo for v in (e.lower, e.upper) if math.isfinite(v)]
+    with style():
+        figure = _drawn(plots.draw_elo(series))
+        svg = plots.elo_figure(series, "elo")
+    (axes,) = figure.axes
+    bottom, top = axes.get_ylim()
+    # The finite bounds keep their scale, with room past them for the arrows: the
+    # finite values fill most of the axis and none sits on the unbounded edge.
+    assert bottom < min(finite) and max(finite) < top
+    assert (max(finite) - min(finite)) / (top - bottom) > 0.4
+    edge = bottom if side < 0 else top
+    assert min(abs(v - edge) for v in finite) >= 100
+    # One arrow marker per game at that edge, named in the legend and the note.
+    (arrows,) = [line for line in axes.get_lines() if "unbounded" in line.get_label()]
+    assert arrows.get_marker() == ("v" if side < 0 else "^")
+    assert list(arrows.get_ydata()) == [edge] * 3
+    assert f"Elo {'−' if side < 0 else '+'}∞ (unbounded)" in svg
+    assert f"{'lower' if side < 0 else 'upper'} bound unbounded" in svg
+    assert "Elo unbounded, arrows at the edge" in svg
+
+
+def test_a_finite_elo_has_no_headroom_and_no_arrow() -> None:
+    series = _elo_after((30, 20), (50, 40), (90, 60))
+    with style():
+        figure = plots.draw_elo(series)
+    (axes,) = figure.axes
+    assert axes.get_ylim() == plots.elo_range(series)
+    shown = [v for e in series.elo for v in (e.value, e.lower, e.upper)]
+    assert all(math.isfinite(v) for v in shown)
+    assert not [line for line in axes.get_lines() if "unbounded" in line.get_label()]
+
+
+def test_the_wins_by_colour_legend_overlaps_no_bar_label() -> None:
+    # Every game won: each count sits at the top of the plot, where the legend used to be.
+    records = [ColourRecord(code, 4.0, 4, 4.0, 4) for code in ("a", "b", "c")]
+    records.append(ColourRecord("all games", 12.0, 12, 0.0, 12))
+    with style():
+        figure = _drawn(plots.draw_colours(records, "Wins by colour"))
+    (axes,) = figure.axes
+    legend = axes.get_legend()
+    assert legend is not None
+    box = legend.get_window_extent()
+    texts = [t for t in axes.texts if t.get_text()] + [axes.title]
+    assert len([t for t in texts if "/" in t.get_text()]) == 8  # the counts over the bars
+    for text in texts:
+        assert not box.overlaps(text.get_window_extent()), text.get_text()
+    # Outside the axes, above them: no bar or error bar can reach it.
+    assert box.y0 >= axes.get_window_extent().y1

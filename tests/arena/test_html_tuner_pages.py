@@ -18,8 +18,13 @@ from arena.competitions.cem import ranking
 from arena.competitions.snapshots import CeTunerSnapshot, SpsaTunerSnapshot
 from arena.control.loader import load_control_file
 from arena.control.spsa_tuner import spsa_settings
+from arena.reports import trajectory_plots
 from arena.reports.history import load_history
+from arena.reports.svg import style
 from arena.reports.tuner_series import (
+    CeBand,
+    PlusShare,
+    SpsaTrack,
     ce_bands,
     ce_samples,
     plus_share,
@@ -27,6 +32,7 @@ from arena.reports.tuner_series import (
     spsa_tracks,
 )
 from arena.results import EndReason, GameResult
+from arena.stats.elo import Interval
 from arena.store.files import CompetitionFiles
 from arena.store.journal import read_state
 from arena.store.restore import load_competition
@@ -223,3 +229,58 @@ def test_before_the_first_game_the_tuner_pages_say_so(tmp_path: Path) -> None:
         page, found = report(ctl)
         assert found.figures == []
         assert "No games played yet." in page
+
+
+# ---------------------------------------------------------------------------
+# The plots' axes, read back from the figures
+
+
+def test_one_generation_shows_the_initial_distributions_band() -> None:
+    band = CeBand("bias", (0,), (-2.0,), (0.7,), ())
+    with style():
+        figure = trajectory_plots.draw_ce_distribution(band, None, complete=False)
+        svg = trajectory_plots.ce_distribution_figure(band, None, False, "distribution")
+    (axes,) = figure.axes
+    # A band as wide as a generation's slot, from mean - sd to mean + sd, inside the axes.
+    (shaded,) = axes.collections[:1]
+    box = shaded.get_paths()[0].get_extents()
+    assert (box.y0, box.y1) == pytest.approx((-2.7, -1.3))
+    assert box.x1 - box.x0 == pytest.approx(0.6)
+    low, high = axes.get_ylim()
+    assert low < -2.7 and high > -1.3
+    assert axes.get_xlim() == (-0.5, 0.5)
+    assert "g0 now" in svg
+
+
+def _track(played: int) -> SpsaTrack:
+    iterations = tuple(range(played + 1))
+    theta = tuple(1.0 + 0.1 * k for k in iterations)
+    return SpsaTrack(
+        "x",
+        iterations,
+        theta,
+        tuple(t - 0.5 for t in theta),
+        tuple(t + 0.5 for t in theta),
+        1.0,
+        0.0,
+        4.0,
+        "x: 1.400",
+    )
+
+
+def test_an_spsa_run_just_begun_fills_the_plots_with_the_iterations_played() -> None:
+    share = PlusShare((1, 3), (2, 4), (4, 4), (Interval(0.5, 0.2, 0.8),) * 2, ((4, 0.5),), 4, 8)
+    with style():
+        trajectory = trajectory_plots.draw_spsa_trajectory(_track(4), 200)
+        plus = trajectory_plots.draw_plus_share(share, 200)
+        svg = trajectory_plots.spsa_trajectory_figure(_track(4), 200, "trajectory")
+    assert trajectory.axes[0].get_xlim() == (0, 4)
+    assert plus.axes[0].get_xlim() == (0, 4.5)  # the last run's bar reaches 4.5
+    for figure in (trajectory, plus):
+        assert figure.axes[0].get_xlabel() == "iterations (4 of 200 planned)"
+    assert "x: 1.400 after 4 of 200 iterations" in svg
+    # A finished run: the whole run, as planned.
+    with style():
+        done = trajectory_plots.draw_spsa_trajectory(_track(200), 200)
+    assert done.axes[0].get_xlim() == (0, 200)
+    assert done.axes[0].get_xlabel() == "iterations"
