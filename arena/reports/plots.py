@@ -74,16 +74,23 @@ def elo_range(series: EloSeries) -> tuple[float, float]:
     finite values, so the finite part of the plot keeps its scale.
     """
     values = [e.value for e in series.elo]
-    settled = len(series.elo) // 5 if len(series.elo) > 5 else 0
-    later = series.elo[settled:]
-    shown = values + [e.lower for e in later] + [e.upper for e in later]
-    bottom, top = _finite_range(shown)
+    bottom, top = _finite_range(values + _settled_bounds(series))
     headroom = max(100.0, 0.25 * (top - bottom))
-    if any(v == -math.inf for v in shown):
+    # Room only for an infinity that lasts: a 1-0 start's infinite Elo just marks the edge.
+    if -math.inf in _settled_bounds(series, values=True):
         bottom -= headroom
-    if any(v == math.inf for v in shown):
+    if math.inf in _settled_bounds(series, values=True):
         top += headroom
     return bottom, top
+
+
+def _settled_bounds(series: EloSeries, *, values: bool = False) -> list[float]:
+    """The bounds (and values) from a fifth of the way on."""
+    settled = len(series.elo) // 5 if len(series.elo) > 5 else 0
+    later = series.elo[settled:]
+    return [
+        v for e in later for v in ((e.lower, e.upper, e.value) if values else (e.lower, e.upper))
+    ]
 
 
 def draw_elo(series: EloSeries, sprt: SPRT | None = None) -> Figure:
@@ -176,7 +183,7 @@ def draw_elo(series: EloSeries, sprt: SPRT | None = None) -> Figure:
             text += " (interval unbounded on one side)"
         note(axes, text)
     # Clear of the arrows and the "unbounded" label at the bottom edge, if any.
-    below = any(v == -math.inf for v in values) or bool(lows and lows[-1] == -math.inf)
+    below = -math.inf in _settled_bounds(series, values=True)
     axes.legend(loc="upper right" if below else "lower right", ncols=2)
     set_margins(figure, left=YLABEL + number_width(bottom, top) + 0.12)
     return figure

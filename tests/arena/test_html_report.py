@@ -569,3 +569,20 @@ def test_the_wins_by_colour_legend_overlaps_no_bar_label() -> None:
         assert not box.overlaps(text.get_window_extent()), text.get_text()
     # Outside the axes, above them: no bar or error bar can reach it.
     assert box.y0 >= axes.get_window_extent().y1
+
+
+def test_a_one_game_infinity_at_the_start_marks_the_edge_without_rescaling() -> None:
+    later = [(12, 8), (18, 12), (24, 16), (30, 20), (36, 24), (42, 28)]
+    series = _elo_after((1, 0), *later)
+    assert series.elo[0].value == math.inf
+    with style():
+        figure = plots.draw_elo(series)
+    (axes,) = figure.axes
+    # The finite values and later bounds alone set the range: no headroom for a passing infinity.
+    finite = [e.value for e in series.elo[1:]] + [
+        v for e in series.elo[1:] for v in (e.lower, e.upper)
+    ]
+    assert all(math.isfinite(v) for v in finite)
+    assert axes.get_ylim() == plots._finite_range(finite)
+    (arrow,) = [line for line in axes.get_lines() if "unbounded" in line.get_label()]
+    assert list(arrow.get_xdata()) == [1] and list(arrow.get_ydata()) == [axes.get_ylim()[1]]
