@@ -126,12 +126,14 @@ def state_line(view: DashboardView, width: int) -> Text | None:
 
 def counters_line(counts: Counts, width: int) -> Text:
     text = Text(no_wrap=True, overflow="crop", end="")
-    items = (
+    items: list[tuple[str, int]] = [
         ("forfeits", counts.forfeits),
         ("timeouts", counts.timeouts),
         ("void", counts.voids),
         ("engine errors", counts.engine_errors),
-    )
+    ]
+    if counts.adjudicated:  # only where a referee adjudicates
+        items.insert(2, ("adjudicated", counts.adjudicated))
     for index, (label, value) in enumerate(items):
         if index:
             text.append(" · ", "dim")

@@ -214,6 +214,7 @@ class RunTracker:
     )
     _forfeits: int = 0
     _timeouts: int = 0
+    _adjudicated: int = 0
     _voids: int = 0
     _engine_errors: int = 0
     _started: int = 0  # games started in this run
@@ -309,6 +310,8 @@ class RunTracker:
             self._forfeits += 1
         elif result.end is EndReason.TIME:
             self._timeouts += 1
+        elif result.end is EndReason.ADJUDICATED:
+            self._adjudicated += 1
         self._recent.appendleft(_result_view(event.game_id, result, event.void_reason))
         if event.snapshot is not None:
             self.set_snapshot(event.snapshot)
@@ -433,7 +436,9 @@ class RunTracker:
     def _counts(self, competition: CompetitionView | None) -> Counts:
         if competition is not None and competition.counts is not None:
             return attrs.evolve(competition.counts, engine_errors=self._engine_errors)
-        return Counts(self._forfeits, self._timeouts, self._voids, self._engine_errors)
+        return Counts(
+            self._forfeits, self._timeouts, self._voids, self._engine_errors, self._adjudicated
+        )
 
     def _rate(self, done: int, now: float) -> float | None:
         if self._state in _ENDED:

@@ -40,6 +40,7 @@ class Counts:
     timeouts: int = 0  # games lost on time
     voids: int = 0  # void games (replayed)
     engine_errors: int = 0  # engine stderr lines reporting a warning or an error
+    adjudicated: int = 0  # games ended early by the referee's score (shown when any)
 
 
 @attrs.frozen
@@ -272,13 +273,14 @@ def _matchup_totals(views: Sequence[MatchupView]) -> tuple[int, int | None]:
 
 
 def _matchup_counts(matchups: Iterable[MatchupSnapshot]) -> Counts:
-    forfeits = timeouts = voids = 0
+    forfeits = timeouts = voids = adjudicated = 0
     for matchup in matchups:
         voids += matchup.tally.void_games
         for tally in matchup.tally.players.values():
             forfeits += tally.forfeits
             timeouts += tally.time_losses
-    return Counts(forfeits=forfeits, timeouts=timeouts, voids=voids)
+            adjudicated += tally.adjudicated
+    return Counts(forfeits=forfeits, timeouts=timeouts, voids=voids, adjudicated=adjudicated)
 
 
 def playoff_view(

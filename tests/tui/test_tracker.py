@@ -15,6 +15,7 @@ from arena.run.events import (
     RunStateChanged,
 )
 from gtp.vertex import PASS, Colour
+from tui.dashboard import counters_line
 from tui.tracker import RunTracker
 
 from .builders import FakeClock, game_finished, playoff, screen, tracker_for
@@ -85,6 +86,11 @@ def test_counters_without_competition_tallies_come_from_events() -> None:
     view = tracker.view()
     assert (view.counts.forfeits, view.counts.timeouts, view.counts.voids) == (2, 1, 1)
     assert view.counts.engine_errors == 1
+    assert view.counts.adjudicated == 0
+    tracker.handle(game_finished("0_4", result(EndReason.ADJUDICATED)))
+    assert tracker.view().counts.adjudicated == 1
+    line = counters_line(tracker.view().counts, 100).plain
+    assert line == "forfeits 2 · timeouts 1 · adjudicated 1 · void 1 · engine errors 1"
     assert view.warnings == (
         "bob (0_3): Warning: hash table full",
         "arena: game 0_2 is void and will be replayed",
