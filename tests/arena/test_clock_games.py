@@ -13,7 +13,7 @@ from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TimeControl
 from arena.results import EndReason, GameJob, GameRecord
 from arena.run.engines import EngineProvider, check_player
-from arena.run.match import play_game
+from arena.run.match import MatchOptions, play_game
 from arena.store.sgf import build_sgf
 from gtp.vertex import Colour
 
@@ -42,10 +42,10 @@ def job(
     return GameJob("0_0", "0", 0, black, white, settings)
 
 
-async def play_once(job: GameJob) -> GameRecord:
+async def play_once(job: GameJob, options: MatchOptions | None = None) -> GameRecord:
     async with trio.open_nursery() as nursery:
         provider = EngineProvider(nursery, stderr="discard")
-        record = await play_game(job, provider)
+        record = await play_game(job, provider, options)
         await provider.close_all()
     return record
 
@@ -212,14 +212,12 @@ async def test_the_clock_is_told_to_the_engine_and_recorded() -> None:
 async def test_fischer_is_kept_by_the_arena_for_an_engine_without_kata_time_settings() -> None:
     """GTP's time_settings as an absolute main time, then before each move time_left
     with what the arena's clock shows, the increments added: the engine sees them."""
-    from arena.run.match import MatchOptions
-
     fischer = TimeControl("fischer", 0.5, increment=0.1)
     settings = GameSettings(board_size=9, komi=7.5, time_control=fischer)
     plain = clocked_player("a", "--plain-time", "--share=0.2")
     await check_player(plain, settings)  # nothing more is required of it
     traffic: list[str] = []
-    record = await play_once_logged(
+    record = await play_once(
         job(plain, clocked_player("b", "--share=0.2"), fischer, move_limit=20),
         MatchOptions(gtp_log=traffic.append),
     )
@@ -244,20 +242,7 @@ async def test_fischer_is_kept_by_the_arena_for_an_engine_without_kata_time_sett
         assert move.time_left == pytest.approx(told_before - move.seconds + 0.1, abs=0.0011)
 
 
-async def play_once_logged(job: GameJob, options: object) -> GameRecord:
-    from arena.run.match import MatchOptions
-
-    assert isinstance(options, MatchOptions)
-    async with trio.open_nursery() as nursery:
-        provider = EngineProvider(nursery, stderr="discard")
-        record = await play_game(job, provider, options)
-        await provider.close_all()
-    return record
-
-
 async def test_a_reused_engine_is_told_there_is_no_clock_after_a_clocked_game() -> None:
-    from arena.run.match import MatchOptions
-
     traffic: list[str] = []
     options = MatchOptions(gtp_log=traffic.append)
     a, b = clocked_player("a", "--share=0.1"), clocked_player("b", "--share=0.1")
