@@ -174,3 +174,17 @@ def test_console_script_help_and_bad_option() -> None:
         check=False,
     )
     assert done.returncode == 2 and "expected a positive integer" in done.stderr
+
+
+def test_the_readme_lists_every_action_and_the_examples_outputs_are_ignored() -> None:
+    """A new user reads the command list in the README; `git status` in examples/ stays clean."""
+    from arena_cli.main import ACTIONS
+
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    block = readme.split("### The `arena` command", 1)[1].split("```", 2)[1]
+    listed = {line.split()[1] for line in block.splitlines() if line.startswith("arena ")}
+    assert listed == set(ACTIONS)
+    ignored = (root / ".gitignore").read_text().splitlines()
+    for suffix in ("status", "journal", "log", "hist", "events", "report", "html"):
+        assert f"examples/*.{suffix}" in ignored
