@@ -360,6 +360,7 @@ class DaskExecutor:
     ) -> _Answer:
         """Submit one task and wait for its answer (cancelled with it, if cancelled)."""
         from distributed.client import FutureCancelledError
+        from distributed.comm.core import CommClosedError
 
         client = self._client
         if client.status != "running":
@@ -371,6 +372,10 @@ class DaskExecutor:
             return ("ok", await future)
         except FutureCancelledError as exc:
             return ("cancelled", exc.reason)
+        except CommClosedError:
+            # The connection to the scheduler broke under the wait: the scheduler is
+            # gone (the cancel that says so can come after this), not the game's fault.
+            return ("cancelled", SCHEDULER_LOST)
         except Exception as exc:
             return ("error", _one_line(exc))
         finally:
