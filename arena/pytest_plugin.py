@@ -59,8 +59,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         if not config.pluginmanager.hasplugin("trio"):
             raise pytest.UsageError(
-                "arena.pytest_plugin runs async tests with pytest-trio:"
-                " pip install pytest-trio"
+                "arena.pytest_plugin runs async tests with pytest-trio: pip install pytest-trio"
             )
         item.add_marker(pytest.mark.trio)
 

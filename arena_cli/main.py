@@ -380,4 +380,3 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
     if summary.state is RunState.STOPPED and summary.message.startswith("interrupted"):
         return EXIT_INTERRUPTED
     return EXIT_OK
-

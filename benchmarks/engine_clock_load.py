@@ -64,8 +64,15 @@ TIMING = re.compile(
 
 def control_text(games: int, seconds: float, level: int, gnugo: str) -> str:
     engine = [sys.executable, "-m", "engines.mcts"]
-    opponent = [gnugo, "--mode", "gtp", "--level", str(level), "--chinese-rules",
-                "--capture-all-dead"]
+    opponent = [
+        gnugo,
+        "--mode",
+        "gtp",
+        "--level",
+        str(level),
+        "--chinese-rules",
+        "--capture-all-dead",
+    ]
     return f"""\
 # Written by benchmarks/engine_clock_load.py: edit the script, not this file.
 competition_type = 'playoff'
@@ -225,8 +232,13 @@ def arena_move_times(control: Path) -> tuple[list[float], list[float]]:
 def run_arena(control: Path, jobs: int) -> int:
     command = [sys.executable, "-m", "arena_cli", "run", str(control), "-j", str(jobs)]
     with subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        encoding="utf-8", errors="replace",
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
     ) as arena:
         assert arena.stdout is not None
         for line in arena.stdout:
@@ -239,8 +251,10 @@ def spread(values: list[float]) -> str:
         return "-"
     ordered = sorted(values)
     p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-    return (f"median {statistics.median(ordered):.3f}  95% {p95:.3f}  max {ordered[-1]:.3f}"
-            f"  (n={len(ordered)})")
+    return (
+        f"median {statistics.median(ordered):.3f}  95% {p95:.3f}  max {ordered[-1]:.3f}"
+        f"  (n={len(ordered)})"
+    )
 
 
 def records(directory: Path) -> Iterator[Path]:
@@ -255,8 +269,12 @@ def main() -> int:
     parser.add_argument("--hogs", type=int, default=4, help="busy processes beside the games")
     parser.add_argument("--seconds", type=float, default=0.2, help="PerMove time of our engine")
     parser.add_argument("--level", type=int, default=1, help="GNU Go level")
-    parser.add_argument("--workdir", type=Path, default=None,
-                        help="where the control file and records go (default: a new temp dir)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="where the control file and records go (default: a new temp dir)",
+    )
     args = parser.parse_args()
     gnugo = shutil.which("gnugo") or "/usr/games/gnugo"
     if not Path(gnugo).exists():
@@ -266,11 +284,15 @@ def main() -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     control = workdir / "clock_load.ctl"
     control.write_text(control_text(args.games, args.seconds, args.level, gnugo), encoding="utf-8")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
-    print(f"engine_clock_load at {commit or '?'}: {args.games} games, our engine"
-          f" PerMove({args.seconds:g}) v GNU Go level {args.level}, -j {args.jobs},"
-          f" {args.hogs} busy processes on {os.cpu_count()} cores; in {workdir}", flush=True)
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    print(
+        f"engine_clock_load at {commit or '?'}: {args.games} games, our engine"
+        f" PerMove({args.seconds:g}) v GNU Go level {args.level}, -j {args.jobs},"
+        f" {args.hogs} busy processes on {os.cpu_count()} cores; in {workdir}",
+        flush=True,
+    )
     load_before = os.getloadavg()[0]
     sampler = LoadSampler()
     started = time.monotonic()
@@ -290,15 +312,21 @@ def main() -> int:
     load_average = statistics.mean(sampler.samples) if sampler.samples else load_before
 
     print()
-    print(f"arena exit status {status}; {wall:.0f} s; load average {load_before:.1f} before,"
-          f" {load_average:.1f} mean while playing ({len(sampler.samples)} samples,"
-          f" max {max(sampler.samples, default=0):.1f})")
-    print(f"games {tally.games} (void {len(tally.voids)}): engine won {tally.wins}"
-          f" ({100 * tally.wins / max(tally.games, 1):.0f}%); lost on time"
-          f" {len(tally.time_losses)}; other losses {tally.other_losses or 'none'}")
-    print(f"engine moves {tally.moves}: passes with 0 root visits {tally.zero_visit_passes}"
-          f" ({tally.zero_visit_passes_before_30} before move {PASS_BEFORE});"
-          f" moves by the priors alone {tally.prior_moves}")
+    print(
+        f"arena exit status {status}; {wall:.0f} s; load average {load_before:.1f} before,"
+        f" {load_average:.1f} mean while playing ({len(sampler.samples)} samples,"
+        f" max {max(sampler.samples, default=0):.1f})"
+    )
+    print(
+        f"games {tally.games} (void {len(tally.voids)}): engine won {tally.wins}"
+        f" ({100 * tally.wins / max(tally.games, 1):.0f}%); lost on time"
+        f" {len(tally.time_losses)}; other losses {tally.other_losses or 'none'}"
+    )
+    print(
+        f"engine moves {tally.moves}: passes with 0 root visits {tally.zero_visit_passes}"
+        f" ({tally.zero_visit_passes_before_30} before move {PASS_BEFORE});"
+        f" moves by the priors alone {tally.prior_moves}"
+    )
     print(f"root visits per move:        {spread([float(v) for v in tally.visits])}")
     print(f"engine's own think time (s): {spread(tally.took)}")
     print(f"its target (s):              {spread(tally.targets)}")

@@ -179,9 +179,7 @@ PARALLEL_MODES: dict[str, tuple[int, bool] | None] = {
 }
 
 
-def parallel_rates(
-    positions: dict[str, FastBoard], seconds: float
-) -> dict[str, dict[str, float]]:
+def parallel_rates(positions: dict[str, FastBoard], seconds: float) -> dict[str, dict[str, float]]:
     """Per configuration and mode: sims/s (mean over ``positions``), interleaved."""
     out: dict[str, dict[str, float]] = {}
     batch = EngineOptions().batch
@@ -271,11 +269,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="per measurement")
     parser.add_argument("--tree-sims", type=int, default=40_000)
-    parser.add_argument("--options", action="store_true",
-                        help="also time the engine default with --expand-threshold 8,"
-                        " --mercy 25 and --policy ladders (not the default configuration)")
-    parser.add_argument("--parallel-seconds", type=float, default=10.0,
-                        help="per measurement of the worker processes (0: skip)")
+    parser.add_argument(
+        "--options",
+        action="store_true",
+        help="also time the engine default with --expand-threshold 8,"
+        " --mercy 25 and --policy ladders (not the default configuration)",
+    )
+    parser.add_argument(
+        "--parallel-seconds",
+        type=float,
+        default=10.0,
+        help="per measurement of the worker processes (0: skip)",
+    )
     args = parser.parse_args()
 
     ref = load_reference()
@@ -293,8 +298,11 @@ def main() -> int:
         if args.options:
             for flags, config in FAST_OPTIONS.items():
                 batches[f"{pos}/engine {flags}"] = engine_batch(fast, 1, config)
-    print(f"python {platform.python_version()} on {platform.machine()}; "
-          f"{args.seconds:g}s per measurement, interleaved", flush=True)
+    print(
+        f"python {platform.python_version()} on {platform.machine()}; "
+        f"{args.seconds:g}s per measurement, interleaved",
+        flush=True,
+    )
     rates = interleaved(batches, args.seconds)
     print()
     print(f"{'':32s}{'per second':>12s}{'x reference':>14s}")
@@ -309,22 +317,25 @@ def main() -> int:
             value = rates[f"{pos}/engine {flags}"]
             print(f"{pos + ' engine ' + flags:44s}{value:8.0f}{value / reference:12.2f}")
     memory = tree_memory(args.tree_sims)
-    print(f"tree: {memory['tree_nodes']:.0f} nodes after {args.tree_sims} simulations, "
-          f"{memory['bytes_per_node']:.0f} bytes/node, "
-          f"{memory['mb_per_100k_nodes']:.1f} MB per 100,000 nodes")
+    print(
+        f"tree: {memory['tree_nodes']:.0f} nodes after {args.tree_sims} simulations, "
+        f"{memory['bytes_per_node']:.0f} bytes/node, "
+        f"{memory['mb_per_100k_nodes']:.1f} MB per 100,000 nodes"
+    )
 
     parallel: dict[str, dict[str, float]] = {}
     if args.parallel_seconds > 0:
         boards = {pos: fast for pos, (fast, _state) in positions.items()}
         parallel = parallel_rates(boards, args.parallel_seconds)
         print("\nsims/s (mean of the empty and midgame positions) and x one process")
-        print(f"{'':16s}{'one process':>12s}{'shared, 1 worker':>22s}"
-              f"{'2 workers, no share':>25s}")
+        print(f"{'':16s}{'one process':>12s}{'shared, 1 worker':>22s}{'2 workers, no share':>25s}")
         for name, rate in parallel.items():
             single = rate["one_process"]
-            print(f"{name:16s}{single:12.0f}"
-                  f"{rate['shared']:14.0f}{rate['shared'] / single:7.2f}x"
-                  f"{rate['two_workers']:17.0f}{rate['two_workers'] / single:7.2f}x")
+            print(
+                f"{name:16s}{single:12.0f}"
+                f"{rate['shared']:14.0f}{rate['shared'] / single:7.2f}x"
+                f"{rate['two_workers']:17.0f}{rate['two_workers'] / single:7.2f}x"
+            )
 
     result: dict[str, object] = {
         "default_sims_per_s": round(rates["empty/default"]),
@@ -368,12 +379,15 @@ def main() -> int:
             for name, rate in parallel.items()
             for suffix in ["" if name == "default" else "_" + name.replace("-", "_")]
             for key, value in (
-                (f"parallel2_speedup{suffix}",
-                 round(rate["shared"] / rate["one_process"], 2)),
-                (f"parallel2_speedup_two_workers{suffix}",
-                 round(rate["two_workers"] / rate["one_process"], 2)),
-                (f"{name.replace('-', '_')}_sims_per_s_parallel",
-                 {mode: round(value) for mode, value in rate.items()}),
+                (f"parallel2_speedup{suffix}", round(rate["shared"] / rate["one_process"], 2)),
+                (
+                    f"parallel2_speedup_two_workers{suffix}",
+                    round(rate["two_workers"] / rate["one_process"], 2),
+                ),
+                (
+                    f"{name.replace('-', '_')}_sims_per_s_parallel",
+                    {mode: round(value) for mode, value in rate.items()},
+                ),
             )
         },
         "python": platform.python_version(),

@@ -132,8 +132,14 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
     # rule since 2026-11-28): every self-atari of two or more stones refused in the
     # playouts and counted as a loss in the priors.
     "heuristic-rave-strict": (
-        "--rave", "mse", "--priors", "heuristic", "--policy", "strict",
-        "--prior-weights", "sacrifice=1.5",
+        "--rave",
+        "mse",
+        "--priors",
+        "heuristic",
+        "--policy",
+        "strict",
+        "--prior-weights",
+        "sacrifice=1.5",
     ),
     # The default search with last good replies, forgetting, in the playouts (LGRF-1).
     "heuristic-rave-lgrf": ("--rave", "mse", "--priors", "heuristic", "--policy", "lgrf"),
@@ -142,7 +148,12 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
     "heuristic-rave-nakade": ("--rave", "mse", "--priors", "heuristic", "--policy", "nakade"),
     # The default search before 2026-11-28: playouts without the nakade rule.
     "heuristic-rave-no-nakade": (
-        "--rave", "mse", "--priors", "heuristic", "--policy", "no-nakade",
+        "--rave",
+        "mse",
+        "--priors",
+        "heuristic",
+        "--policy",
+        "no-nakade",
     ),
 }
 DEFAULT_SIMS: Final = (1000, 3000)
@@ -484,8 +495,9 @@ def pool(rows: Sequence[Row]) -> Row:
     first = rows[0]
     for other in rows[1:]:
         if other.setting != first.setting or other.opponent != first.opponent:
-            raise UsageError(f"cannot pool {describe(first)} with {describe(other)}:"
-                             " another setting or opponent")
+            raise UsageError(
+                f"cannot pool {describe(first)} with {describe(other)}: another setting or opponent"
+            )
     sequences = frozenset().union(*(row.sequences for row in rows))
     seeds = frozenset().union(*(row.seeds for row in rows))
     updates = [row.updated for row in rows if row.updated is not None]
@@ -517,11 +529,12 @@ def pool_with(rows: Sequence[Row], workdirs: Sequence[Path]) -> list[Row]:
             raise UsageError(f"--pool-with: {workdir} is not a directory")
         for row in read_workdir(workdir):
             if row.engine_commit is None:
-                raise UsageError(f"--pool-with: {workdir}: {row.config} at {row.sims} sims has"
-                                 " no engine commit recorded (its .commit file)")
+                raise UsageError(
+                    f"--pool-with: {workdir}: {row.config} at {row.sims} sims has"
+                    " no engine commit recorded (its .commit file)"
+                )
             batches.setdefault(row.setting, []).append(row)
-    return [pool([*batches[row.setting], row]) if row.setting in batches else row
-            for row in rows]
+    return [pool([*batches[row.setting], row]) if row.setting in batches else row for row in rows]
 
 
 def commit_record(control: Path) -> Path:
@@ -566,9 +579,7 @@ def read_workdir(workdir: Path) -> list[Row]:
         if row is not None and row.games > 0:
             rows.append(attrs.evolve(row, engine_commit=recorded_commit(control)))
     order = {name: i for i, name in enumerate(CONFIGS)}
-    rows.sort(
-        key=lambda r: (order.get(r.config, len(order)), r.config, r.sims, r.level, r.referee)
-    )
+    rows.sort(key=lambda r: (order.get(r.config, len(order)), r.config, r.sims, r.level, r.referee))
     return rows
 
 
@@ -627,8 +638,11 @@ def previous_speeds(path: Path) -> dict[tuple[str, int, str | None], float]:
         for item in data:
             if isinstance(item, dict) and isinstance(item.get("sims_per_s"), (int, float)):
                 commit = item.get("engine_commit")
-                key = (str(item.get("config")), int(item.get("sims", 0)),
-                       str(commit) if commit is not None else None)
+                key = (
+                    str(item.get("config")),
+                    int(item.get("sims", 0)),
+                    str(commit) if commit is not None else None,
+                )
                 speeds[key] = item["sims_per_s"]
     return speeds
 
@@ -786,8 +800,9 @@ def run_competitions(args: argparse.Namespace, workdir: Path, gnugo: str) -> Non
             if status == EXIT_INTERRUPTED:  # the arena itself was interrupted: so are we
                 raise Interrupted
             if status != 0:
-                print(f"{plan.label}: the arena stopped with status {status}; skipping it",
-                      flush=True)
+                print(
+                    f"{plan.label}: the arena stopped with status {status}; skipping it", flush=True
+                )
                 plan.active = False
             elif done == plan.done:
                 print(f"{plan.label}: no game counted in this batch; skipping it", flush=True)
@@ -795,8 +810,11 @@ def run_competitions(args: argparse.Namespace, workdir: Path, gnugo: str) -> Non
             elif done - plan.done < batch:
                 # `arena stop` or Ctrl-X: the arena finished the games in progress and
                 # exited 0 short of its batch; starting it again would undo the stop.
-                print(f"{plan.label}: the arena stopped after {done - plan.done} of {batch}"
-                      " games; run this again to resume", flush=True)
+                print(
+                    f"{plan.label}: the arena stopped after {done - plan.done} of {batch}"
+                    " games; run this again to resume",
+                    flush=True,
+                )
                 plan.active = False
             plan.done = done
 
@@ -809,41 +827,75 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description="Sample engine v GNU Go through the arena, per configuration (resumable)."
     )
-    parser.add_argument("--configs", default=",".join(CONFIGS),
-                        help=f"comma-separated, from: {', '.join(CONFIGS)} (default: all)")
-    parser.add_argument("--sims", default=",".join(map(str, DEFAULT_SIMS)),
-                        help="simulations per move, comma-separated (default: 1000,3000)")
-    parser.add_argument("--games", type=int, default=None,
-                        help="games per competition in all (played ones count)")
+    parser.add_argument(
+        "--configs",
+        default=",".join(CONFIGS),
+        help=f"comma-separated, from: {', '.join(CONFIGS)} (default: all)",
+    )
+    parser.add_argument(
+        "--sims",
+        default=",".join(map(str, DEFAULT_SIMS)),
+        help="simulations per move, comma-separated (default: 1000,3000)",
+    )
+    parser.add_argument(
+        "--games", type=int, default=None, help="games per competition in all (played ones count)"
+    )
     parser.add_argument("-j", "--jobs", type=int, default=1, help="games at once (default 1)")
-    parser.add_argument("--batch", type=int, default=10,
-                        help="games per competition before moving to the next (0: all)")
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=10,
+        help="games per competition before moving to the next (0: all)",
+    )
     parser.add_argument("--level", type=int, default=10, help="GNU Go level (default 10)")
-    parser.add_argument("--referee", choices=REFEREES, default=DEFAULT_REFEREE,
-                        help="who scores games ending in two passes: the arena's count of the"
-                        " stones on the board, GNU Go capturing all dead stones (default), or"
-                        " GNU Go's final_score (the rows before 2026-11-27)")
-    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
-                        help="where the competitions live (default benchmarks/results/"
-                        "strength-runs)")
-    parser.add_argument("--output", type=Path, default=None,
-                        help="results JSON (default benchmarks/results/engine_strength.json,"
-                        " or WORKDIR/engine_strength.json for another --workdir)")
+    parser.add_argument(
+        "--referee",
+        choices=REFEREES,
+        default=DEFAULT_REFEREE,
+        help="who scores games ending in two passes: the arena's count of the"
+        " stones on the board, GNU Go capturing all dead stones (default), or"
+        " GNU Go's final_score (the rows before 2026-11-27)",
+    )
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=DEFAULT_WORKDIR,
+        help="where the competitions live (default benchmarks/results/strength-runs)",
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="results JSON (default benchmarks/results/engine_strength.json,"
+        " or WORKDIR/engine_strength.json for another --workdir)",
+    )
     parser.add_argument("--report-only", action="store_true", help="play nothing; report")
-    parser.add_argument("--engine-commit", default=None, metavar="HASH",
-                        help="the engine commit the games in --workdir were played with"
-                        " (default: the one each competition recorded when it started, else"
-                        " this checkout's HEAD); the results file keeps rows of other"
-                        " commits and marks those superseded")
-    parser.add_argument("--pool-with", type=Path, action="append", default=[],
-                        metavar="DIR",
-                        help="with --report-only: pool each competition in --workdir with the"
-                        " one of the same setting in DIR (an earlier batch played by engine"
-                        " code with the same trees) into one row, its commits joined by '+'"
-                        " (repeatable)")
-    parser.add_argument("--no-speed", action="store_true",
-                        help="skip measuring sims/s; keep the results file's values for the"
-                        " same config, sims and engine commit")
+    parser.add_argument(
+        "--engine-commit",
+        default=None,
+        metavar="HASH",
+        help="the engine commit the games in --workdir were played with"
+        " (default: the one each competition recorded when it started, else"
+        " this checkout's HEAD); the results file keeps rows of other"
+        " commits and marks those superseded",
+    )
+    parser.add_argument(
+        "--pool-with",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="with --report-only: pool each competition in --workdir with the"
+        " one of the same setting in DIR (an earlier batch played by engine"
+        " code with the same trees) into one row, its commits joined by '+'"
+        " (repeatable)",
+    )
+    parser.add_argument(
+        "--no-speed",
+        action="store_true",
+        help="skip measuring sims/s; keep the results file's values for the"
+        " same config, sims and engine commit",
+    )
     return parser
 
 
@@ -889,8 +941,10 @@ def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
         rows = pool_with(rows, [path.resolve() for path in args.pool_with])
     if args.no_speed:
         speeds = previous_speeds(output)
-        rows = [attrs.evolve(r, sims_per_s=speeds.get((r.config, r.sims, r.engine_commit)))
-                for r in rows]
+        rows = [
+            attrs.evolve(r, sims_per_s=speeds.get((r.config, r.sims, r.engine_commit)))
+            for r in rows
+        ]
     elif rows:
         print("measuring simulations/s ...", flush=True)
         boards = speed_positions()
@@ -901,8 +955,10 @@ def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
                 measured[key] = measure_sims_per_s(row.config, row.sims, boards)
         rows = [attrs.evolve(r, sims_per_s=measured[(r.config, r.sims)]) for r in rows]
     print()
-    print(f"sample engine v GNU Go, 9x9, komi {KOMI}, area scoring (referee: who scores games"
-          f" ending in two passes); competitions in {workdir}")
+    print(
+        f"sample engine v GNU Go, 9x9, komi {KOMI}, area scoring (referee: who scores games"
+        f" ending in two passes); competitions in {workdir}"
+    )
     print(format_table(rows))
     print()
     for line in verdicts(rows, args.level):
@@ -947,8 +1003,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
     except (Interrupted, KeyboardInterrupt):
-        print(f"{PROG}: interrupted; run again to continue (games in progress are replayed)",
-              file=sys.stderr)
+        print(
+            f"{PROG}: interrupted; run again to continue (games in progress are replayed)",
+            file=sys.stderr,
+        )
         return 130
     return 0
 

@@ -35,7 +35,10 @@ def current_commit(root: Path) -> str | None:
     try:
         done = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "--short=7", "HEAD"],
-            capture_output=True, text=True, timeout=10, check=False,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -52,7 +55,10 @@ def git_older(root: Path) -> Callable[[str | None, str | None], bool]:
         try:
             done = subprocess.run(
                 ["git", "-C", str(root), "merge-base", "--is-ancestor", a, b],
-                capture_output=True, text=True, timeout=10, check=False,
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
             )
         except (OSError, subprocess.SubprocessError):
             return False
@@ -82,12 +88,17 @@ def merge_rows(
     """Earlier rows (not replaced by a current one) then the current rows; see the docstring."""
     now = {_identity(row) for row in current}
     newest = {_setting(row): row.get("engine_commit") for row in current}
-    kept_rows = [dict(row) for row in earlier
-                 if isinstance(row, dict) and _identity(row) not in now]
-    standing = {_setting(row): row.get("engine_commit") for row in kept_rows
-                if not row.get("superseded_by")}
-    late = {setting for setting, commit in newest.items()
-            if setting in standing and older(commit, standing[setting])}
+    kept_rows = [
+        dict(row) for row in earlier if isinstance(row, dict) and _identity(row) not in now
+    ]
+    standing = {
+        _setting(row): row.get("engine_commit") for row in kept_rows if not row.get("superseded_by")
+    }
+    late = {
+        setting
+        for setting, commit in newest.items()
+        if setting in standing and older(commit, standing[setting])
+    }
     for kept in kept_rows:
         setting = _setting(kept)
         # a row already superseded keeps the commit that replaced it: the chain stays

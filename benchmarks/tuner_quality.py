@@ -366,8 +366,10 @@ def main() -> int:
         for label, measured in (("ce_tuner", cem), ("spsa_tuner", spsa),
                                 ("spsa_tuner, 8 in flight", spsa8)):  # fmt: skip
             assert measured["games"] == BUDGET, measured
-            print(f"  {label}: distance to the optimum median {measured['median']:.3f},"
-                  f" 90th percentile {measured['p90']:.3f} ({measured['seconds']:.0f} s)")
+            print(
+                f"  {label}: distance to the optimum median {measured['median']:.3f},"
+                f" 90th percentile {measured['p90']:.3f} ({measured['seconds']:.0f} s)"
+            )
         print(f"real arena: {options.real_runs} runs x {MC_GAMES} games, kl-ucb, --parallel 8")
         real = real_arena(directory, options.real_runs, 8)
         print(f"  reported best {real['reported_best']}  ({real['games_per_s']:.1f} games/s)")

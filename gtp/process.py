@@ -50,6 +50,7 @@ ReapedCallback = Callable[[], None]
 """Called once, synchronously, right after the engine's leader has been reaped."""
 CloseHook = Callable[[], Awaitable[object]]
 
+
 @attrs.frozen
 class ShutdownTimings:
     """How long each step of the shutdown path may take, in seconds."""
@@ -424,9 +425,17 @@ async def open_process(
     ``timings``; after it nothing of the group is left and the leader is reaped.
     """
     argv = split_command(command)
-    proc = _spawn(argv, None, name=name, cwd=cwd, env=env, stderr=stderr,
-                  on_stderr_line=on_stderr_line, stderr_tail_bytes=stderr_tail_bytes,
-                  timings=timings)
+    proc = _spawn(
+        argv,
+        None,
+        name=name,
+        cwd=cwd,
+        env=env,
+        stderr=stderr,
+        on_stderr_line=on_stderr_line,
+        stderr_tail_bytes=stderr_tail_bytes,
+        timings=timings,
+    )
     body_error: BaseException | None = None
     try:
         async with trio.open_nursery() as nursery:

@@ -50,7 +50,6 @@ def split_command(command: str | Sequence[str | os.PathLike[str]]) -> list[str]:
     return argv
 
 
-
 def spawn_child(
     argv: list[str],
     name: str,

@@ -157,12 +157,24 @@ def test_control_file_plays_alternating_9x9_scored_by_gnugo_alone(tmp_path: Path
     config = load_control_file(control)
     ours, gnugo = config.players["rave-3000"], config.players["gnugo-l10"]
     assert ours.command[1:] == (
-        "-m", "engines.mcts", "--playouts", "3000", "--rave", "mse", "--priors", "none"
+        "-m",
+        "engines.mcts",
+        "--playouts",
+        "3000",
+        "--rave",
+        "mse",
+        "--priors",
+        "none",
     )
     assert "--seed" not in ours.command  # every game's fresh engine picks its own seed
     assert not ours.is_reliable_scorer and not ours.allow_claim
     assert gnugo.command == (
-        "/usr/games/gnugo", "--mode", "gtp", "--level", "10", "--chinese-rules"
+        "/usr/games/gnugo",
+        "--mode",
+        "gtp",
+        "--level",
+        "10",
+        "--chinese-rules",
     )
     assert gnugo.is_reliable_scorer
     assert not config.reuse_engines
@@ -253,24 +265,45 @@ def test_verdicts_name_the_numbers_and_never_overclaim() -> None:
     low = es.verdicts([row("uct", 3000, 100, 30)], 10)
     assert low[0].endswith("uct 30.0% ± 4.6% over 100 games: not met")
     near = es.verdicts([row("uct", 3000, 100, 67)], 10)
-    assert near[0].endswith("67.0% ± 4.7% over 100 games: not met (but 70% is within one"
-                            " standard error)")
+    assert near[0].endswith(
+        "67.0% ± 4.7% over 100 games: not met (but 70% is within one standard error)"
+    )
     assert low[1].endswith("not measured yet (no sims with games for both)")
     assert es.verdicts([], 10)[0].endswith("not measured yet (no games at 3000 sims)")
 
 
 def test_results_keep_earlier_rows_and_mark_the_superseded(tmp_path: Path) -> None:
     output = tmp_path / "engine_strength.json"
-    old = {"config": "uct", "sims": 1000, "level": 10, "games": 12, "wins": 0,
-           "engine_commit": None}
-    other = {"config": "rave", "sims": 1000, "level": 10, "games": 12, "wins": 1,
-             "engine_commit": None}
+    old = {
+        "config": "uct",
+        "sims": 1000,
+        "level": 10,
+        "games": 12,
+        "wins": 0,
+        "engine_commit": None,
+    }
+    other = {
+        "config": "rave",
+        "sims": 1000,
+        "level": 10,
+        "games": 12,
+        "wins": 1,
+        "engine_commit": None,
+    }
     output.write_text(json.dumps([old, other]))
-    now = {"config": "uct", "sims": 1000, "level": 10, "games": 5, "wins": 3,
-           "engine_commit": "abc1234"}
+    now = {
+        "config": "uct",
+        "sims": 1000,
+        "level": 10,
+        "games": 5,
+        "wins": 3,
+        "engine_commit": "abc1234",
+    }
     merged = es.merge_rows(es.earlier_rows(output), [now])
     assert [(r["config"], r["engine_commit"]) for r in merged] == [
-        ("uct", None), ("rave", None), ("uct", "abc1234")
+        ("uct", None),
+        ("rave", None),
+        ("uct", "abc1234"),
     ]
     assert merged[0]["superseded_by"] == "abc1234"  # kept, and marked
     assert "superseded_by" not in merged[1]  # another configuration: untouched
@@ -281,14 +314,14 @@ def test_results_keep_earlier_rows_and_mark_the_superseded(tmp_path: Path) -> No
     # a third commit supersedes the newest earlier row; the oldest keeps its successor
     third = es.merge_rows(again, [dict(now, engine_commit="fff0000")])
     assert [(r["engine_commit"], r["superseded_by"]) for r in third if r["config"] == "uct"] == [
-        (None, "abc1234"), ("abc1234", "fff0000"), ("fff0000", None)
+        (None, "abc1234"),
+        ("abc1234", "fff0000"),
+        ("fff0000", None),
     ]
     # a row scored by the arena stands beside GNU Go's rows: it supersedes none of them
     arena = dict(now, engine_commit="def5678", referee="arena")
     beside = es.merge_rows(again, [arena])
-    assert [r["superseded_by"] for r in beside if r["config"] == "uct"] == [
-        "abc1234", None, None
-    ]
+    assert [r["superseded_by"] for r in beside if r["config"] == "uct"] == ["abc1234", None, None]
     assert es.earlier_rows(tmp_path / "missing.json") == []
 
 
@@ -348,12 +381,23 @@ def test_a_row_of_older_code_merged_late_is_the_one_superseded(tmp_path: Path) -
     # a real repository with two commits: the older one is resumed and merged last
     repo = tmp_path / "repo"
     repo.mkdir()
+
     def git(*args: str) -> str:
-        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True,
-                              text=True, check=True,
-                              env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-                                   "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+        done = subprocess.run(
+            ["git", "-C", str(repo), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={
+                **os.environ,
+                "GIT_AUTHOR_NAME": "t",
+                "GIT_AUTHOR_EMAIL": "t@t",
+                "GIT_COMMITTER_NAME": "t",
+                "GIT_COMMITTER_EMAIL": "t@t",
+            },
+        )
         return done.stdout.strip()
+
     git("init", "-q")
     git("commit", "-q", "--allow-empty", "-m", "old")
     old_commit = git("rev-parse", "--short=7", "HEAD")
@@ -364,18 +408,29 @@ def test_a_row_of_older_code_merged_late_is_the_one_superseded(tmp_path: Path) -
     assert not older(old_commit, old_commit) and not older(None, new_commit)
     assert not older("ce3e74a+707e834", new_commit)  # not a commit git knows: merge order
 
-    row = {"config": "heuristic-rave", "sims": 3000, "level": 10, "referee": "arena",
-           "games": 200, "wins": 136}
+    row = {
+        "config": "heuristic-rave",
+        "sims": 3000,
+        "level": 10,
+        "referee": "arena",
+        "games": 200,
+        "wins": 136,
+    }
     first = es.merge_rows([], [dict(row, engine_commit=new_commit)], older)
     late = es.merge_rows(first, [dict(row, engine_commit=old_commit, games=124)], older)
     assert [(r["engine_commit"], r["superseded_by"]) for r in late] == [
-        (new_commit, None), (old_commit, new_commit)
+        (new_commit, None),
+        (old_commit, new_commit),
     ]
     # merged in commit order, the older row is superseded by the newer one as before
-    in_order = es.merge_rows(es.merge_rows([], [dict(row, engine_commit=old_commit)], older),
-                             [dict(row, engine_commit=new_commit)], older)
+    in_order = es.merge_rows(
+        es.merge_rows([], [dict(row, engine_commit=old_commit)], older),
+        [dict(row, engine_commit=new_commit)],
+        older,
+    )
     assert [(r["engine_commit"], r["superseded_by"]) for r in in_order] == [
-        (old_commit, new_commit), (new_commit, None)
+        (old_commit, new_commit),
+        (new_commit, None),
     ]
 
 
@@ -386,20 +441,36 @@ def test_a_competition_keeps_the_engine_commit_it_started_with(
     fake_competition(tmp_path)
     (tmp_path / "uct_1000_l10.commit").write_text("1111111\n")
     monkeypatch.setattr(es, "current_commit", lambda root: "2222222")
-    assert es.main(["--report-only", "--no-speed", "--configs", "uct",
-                    "--workdir", str(tmp_path)]) == 0
+    assert (
+        es.main(["--report-only", "--no-speed", "--configs", "uct", "--workdir", str(tmp_path)])
+        == 0
+    )
     (entry,) = json.loads((tmp_path / "engine_strength.json").read_text())
     assert entry["engine_commit"] == "1111111"
     # ... unless told otherwise
-    assert es.main(["--report-only", "--no-speed", "--workdir", str(tmp_path),
-                    "--engine-commit", "3333333"]) == 0
+    assert (
+        es.main(
+            [
+                "--report-only",
+                "--no-speed",
+                "--workdir",
+                str(tmp_path),
+                "--engine-commit",
+                "3333333",
+            ]
+        )
+        == 0
+    )
     rows = json.loads((tmp_path / "engine_strength.json").read_text())
     assert [r["engine_commit"] for r in rows] == ["1111111", "3333333"]
     capsys.readouterr()
     # and resuming it from this checkout would mix two engines in one row: refused
     control = tmp_path / "uct_1000_l10.ctl"
-    with pytest.raises(es.UsageError, match=r"uct_1000_l10: its 5 games were played by engine "
-                       r"commit 1111111, and this checkout is 2222222; give another --workdir"):
+    with pytest.raises(
+        es.UsageError,
+        match=r"uct_1000_l10: its 5 games were played by engine "
+        r"commit 1111111, and this checkout is 2222222; give another --workdir",
+    ):
         es.claim_commit(control, "uct_1000_l10", es.counted_games(control))
     monkeypatch.setattr(es, "run_arena", lambda *a, **k: pytest.fail("must not play"))
     args = es.build_parser().parse_args(["--configs", "uct", "--sims", "1000", "--games", "9"])
@@ -437,16 +508,35 @@ def test_a_second_batch_is_pooled_with_the_first_into_one_row(
     write_sgf(files.sgf_path("vs-gnugo_2"), [("b", (6, 2))])
     write_sgf(files.sgf_path("vs-gnugo_4"), [("b", (2, 6))])
     output = tmp_path / "results.json"
-    assert es.main(["--report-only", "--no-speed", "--workdir", str(first),
-                    "--output", str(output)]) == 0
-    assert es.main(["--report-only", "--no-speed", "--workdir", str(second),
-                    "--pool-with", str(first), "--output", str(output)]) == 0
+    assert (
+        es.main(["--report-only", "--no-speed", "--workdir", str(first), "--output", str(output)])
+        == 0
+    )
+    assert (
+        es.main(
+            [
+                "--report-only",
+                "--no-speed",
+                "--workdir",
+                str(second),
+                "--pool-with",
+                str(first),
+                "--output",
+                str(output),
+            ]
+        )
+        == 0
+    )
     assert "60.0% ± 15.5%" in capsys.readouterr().out  # the pooled row is the one reported
     earlier, pooled = json.loads(output.read_text())
     assert (earlier["engine_commit"], earlier["superseded_by"]) == ("1111111", "1111111+2222222")
     assert pooled["engine_commit"] == "1111111+2222222" and pooled["superseded_by"] is None
     assert (pooled["games"], pooled["wins"], pooled["voids"], pooled["opponent_forfeits"]) == (
-        10, 6, 2, 2)
+        10,
+        6,
+        2,
+        2,
+    )
     assert pooled["win_rate"] == pytest.approx(0.6)
     assert pooled["stderr"] == pytest.approx(math.sqrt(0.24 / 10), abs=1e-4)
     # 4 distinct in the first batch, 3 new in the second (game 1 repeats, 2 and 4 differ)
@@ -479,14 +569,23 @@ def test_no_speed_keeps_a_figure_of_the_same_engine_commit_only(
     fake_competition(tmp_path)
     (tmp_path / "uct_1000_l10.commit").write_text("2222222\n")
     output = tmp_path / "results.json"
-    earlier = {"config": "uct", "sims": 1000, "level": 10, "referee": "gnugo", "games": 9,
-               "wins": 1, "sims_per_s": 1234, "engine_commit": "1111111"}
+    earlier = {
+        "config": "uct",
+        "sims": 1000,
+        "level": 10,
+        "referee": "gnugo",
+        "games": 9,
+        "wins": 1,
+        "sims_per_s": 1234,
+        "engine_commit": "1111111",
+    }
     output.write_text(json.dumps([earlier]))
     args = ["--report-only", "--no-speed", "--workdir", str(tmp_path), "--output", str(output)]
     assert es.main(args) == 0
     rows = json.loads(output.read_text())
     assert [(r["engine_commit"], r["sims_per_s"]) for r in rows] == [
-        ("1111111", 1234), ("2222222", None)  # the older code's speed is not this code's
+        ("1111111", 1234),
+        ("2222222", None),  # the older code's speed is not this code's
     ]
     rows[1]["sims_per_s"] = 987  # as if measured with this code
     output.write_text(json.dumps(rows))

@@ -42,9 +42,7 @@ class CompetitionType:
 COMPETITION_TYPES: Mapping[str, CompetitionType] = {
     kind.name: kind
     for kind in (
-        CompetitionType(
-            "playoff", {"Matchup": "Matchup", "SPRT": "SPRT"}, parse_playoff, Playoff
-        ),
+        CompetitionType("playoff", {"Matchup": "Matchup", "SPRT": "SPRT"}, parse_playoff, Playoff),
         CompetitionType("allplayall", {}, parse_allplayall, AllPlayAll),
         CompetitionType(
             "mc_tuner",

@@ -54,7 +54,6 @@ def matchup_id(first: int, second: int) -> str:
     return f"{competitor_letter(first)}v{competitor_letter(second)}"
 
 
-
 @attrs.frozen
 class AllPlayAllSettings:
     """The all-play-all part of a control file."""

@@ -163,7 +163,6 @@ def as_cluster_address(value: object, where: Where) -> str:
         raise where.error(str(exc)) from None
 
 
-
 def expand_path(text: str, directory: Path) -> str:
     expanded = os.path.expanduser(text)
     if os.path.isabs(expanded):

@@ -39,8 +39,7 @@ def latency_text(latency: ArenaLatency | None) -> str:
     if latency is None:
         return ""
     return (
-        f" (arena latency {1000 * latency.mean:.2f} ms mean,"
-        f" {1000 * latency.longest:.2f} ms max)"
+        f" (arena latency {1000 * latency.mean:.2f} ms mean, {1000 * latency.longest:.2f} ms max)"
     )
 
 

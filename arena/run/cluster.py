@@ -284,9 +284,7 @@ class DaskExecutor:
         answer: _Answer | None = None
         try:
             with flight.scope:
-                answer = await self._thread.call(
-                    self._run_task(key, needs, play_remote, job, spec)
-                )
+                answer = await self._thread.call(self._run_task(key, needs, play_remote, job, spec))
         finally:
             del self._flights[key]
         if flight.lost is not None or answer is None:

@@ -58,9 +58,7 @@ class Executor(Protocol):
         """A slot's way to play games, for as long as the context lasts."""
         ...
 
-    async def check_players(
-        self, checks: list[PlayerCheck]
-    ) -> list[tuple[str, EngineStartError]]:
+    async def check_players(self, checks: list[PlayerCheck]) -> list[tuple[str, EngineStartError]]:
         """Every startup check (at once); the failures, by player code."""
         ...
 
@@ -104,9 +102,7 @@ class LocalExecutor:
                 with trio.CancelScope(shield=True):
                     await provider.close_all()
 
-    async def check_players(
-        self, checks: list[PlayerCheck]
-    ) -> list[tuple[str, EngineStartError]]:
+    async def check_players(self, checks: list[PlayerCheck]) -> list[tuple[str, EngineStartError]]:
         errors: list[tuple[str, EngineStartError]] = []
 
         async def check(item: PlayerCheck) -> None:

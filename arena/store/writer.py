@@ -74,8 +74,12 @@ class Store(Protocol):
         """What is already recorded (call while holding the run lock, if any)."""
         ...
 
-    def commit(self, records: Sequence[tuple[Path, bytes]], entries: Sequence[JournalEntry],
-               status: bytes | None) -> None:
+    def commit(
+        self,
+        records: Sequence[tuple[Path, bytes]],
+        entries: Sequence[JournalEntry],
+        status: bytes | None,
+    ) -> None:
         """Make a batch durable (blocking: called in a worker thread)."""
         ...
 

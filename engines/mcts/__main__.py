@@ -48,98 +48,253 @@ def _parser() -> argparse.ArgumentParser:
         " plays the best move by the priors, never a pass while another move is"
         " legal.",
     )
-    limits.add_argument("--playouts", type=int, default=engine_defaults.playouts, metavar="N",
-                        help="simulations per move (0: time decides)")
-    limits.add_argument("--move-time", type=float, default=engine_defaults.move_time, metavar="S",
-                        help="seconds per move when the controller sets no time (0: off)")
-    limits.add_argument("--max-move-time", type=float, default=engine_defaults.max_move_time,
-                        metavar="S", help="never think longer than this under time settings")
-    limits.add_argument("--time-share", type=float, default=engine_defaults.time_share,
-                        metavar="F", help="most of the remaining main time one move may take")
+    limits.add_argument(
+        "--playouts",
+        type=int,
+        default=engine_defaults.playouts,
+        metavar="N",
+        help="simulations per move (0: time decides)",
+    )
+    limits.add_argument(
+        "--move-time",
+        type=float,
+        default=engine_defaults.move_time,
+        metavar="S",
+        help="seconds per move when the controller sets no time (0: off)",
+    )
+    limits.add_argument(
+        "--max-move-time",
+        type=float,
+        default=engine_defaults.max_move_time,
+        metavar="S",
+        help="never think longer than this under time settings",
+    )
+    limits.add_argument(
+        "--time-share",
+        type=float,
+        default=engine_defaults.time_share,
+        metavar="F",
+        help="most of the remaining main time one move may take",
+    )
     search = parser.add_argument_group("search")
-    search.add_argument("--seed", type=int, default=argparse.SUPPRESS,
-                        help="random seed (default: a fresh one, shown by gomill-describe_engine)")
-    search.add_argument("--policy", choices=POLICY_NAMES, default=defaults.policy,
-                        help="playout policy: MoGo-style 'default' (it plays the vital point "
-                        "of a three-point eye space before shapes; 'nakade' is another name "
-                        "for it), the same without that rule 'no-nakade', reading ladders "
-                        "before it runs a chain out of atari 'ladders', refusing every big "
-                        "self-atari, sacrifices too, 'strict', trying the last good reply to "
-                        "the last move before shapes 'lgrf', or uniform random 'light'")
-    search.add_argument("--selection", choices=("uct", "puct"), default=defaults.selection,
-                        help="tree selection rule")
-    search.add_argument("--exploration", type=float, default=defaults.exploration, metavar="C",
-                        help="UCT exploration constant")
-    search.add_argument("--uct-fpu", type=float, default=defaults.uct_fpu, metavar="U",
-                        help="UCT first-play urgency of unvisited moves (inf: try each once)")
-    search.add_argument("--puct-exploration", type=float, default=defaults.puct_exploration,
-                        metavar="C", help="PUCT exploration constant")
-    search.add_argument("--fpu-reduction", type=float, default=defaults.fpu_reduction,
-                        metavar="R", help="PUCT: value of unvisited moves below the parent's")
-    search.add_argument("--expand-threshold", type=int, default=defaults.expand_threshold,
-                        metavar="N", help="visits before a node lists its moves")
-    search.add_argument("--temperature", type=float, default=defaults.temperature,
-                        metavar="T", help="0: play the most visited move; > 0: sample by visits")
-    search.add_argument("--noise", type=float, default=defaults.noise_fraction, metavar="F",
-                        help="weight of Dirichlet noise in the root priors (0: off)")
-    search.add_argument("--dirichlet-alpha", type=float, default=defaults.dirichlet_alpha,
-                        metavar="A", help="concentration of the root noise")
-    search.add_argument("--no-reuse-tree", action="store_true",
-                        help="start every move with a fresh tree")
-    search.add_argument("--pass-threshold", type=float, default=defaults.pass_threshold,
-                        metavar="F", help="offer passes in the tree when at most this share"
-                        " of the points is playable")
-    search.add_argument("--rave", choices=("off", "k", "mse"), default=defaults.rave,
-                        help="MC-RAVE: off, the hand-selected schedule 'k' or the minimum-MSE"
-                        " schedule 'mse'")
-    search.add_argument("--rave-k", type=float, default=defaults.rave_k, metavar="K",
-                        help="equivalence parameter of the 'k' schedule")
-    search.add_argument("--rave-bias", type=float, default=defaults.rave_bias, metavar="B",
-                        help="RAVE bias of the 'mse' schedule")
-    search.add_argument("--rave-exploration", type=float, default=defaults.rave_exploration,
-                        metavar="C", help="UCT exploration constant when RAVE is on")
-    search.add_argument("--priors", choices=("none", "even", "grandfather", "heuristic"),
-                        default=defaults.priors,
-                        help="prior knowledge for new nodes (also PUCT's priors)")
-    search.add_argument("--prior-visits", type=float, default=defaults.prior_visits,
-                        metavar="N", help="equivalent experience of the priors")
-    search.add_argument("--prior-weights", default="", metavar="NAME=W,...",
-                        help="weights of the heuristic priors' rules in units of --prior-visits"
-                        " (the rest keep their defaults; names: "
-                        + ", ".join(f"{f.name}={getattr(defaults.prior_weights, f.name):g}"
-                                    for f in attrs.fields(type(defaults.prior_weights)))
-                        + ")")
-    search.add_argument("--structure", choices=("tree", "graph"), default=defaults.structure,
-                        help="search a tree, or a graph sharing transposed positions")
-    search.add_argument("--graph-stop", action="store_true",
-                        help="graph: skip the playout when the child already has more visits"
-                        " than the edge")
-    search.add_argument("--mercy", type=int, default=defaults.mercy, metavar="N",
-                        help="end a playout once one side leads by N stones (at least the"
-                        " komi plus one; 0: play every playout to the end)")
-    search.add_argument("--workers", type=int, default=engine_defaults.workers, metavar="N",
-                        help="worker processes running playouts (0: all in this process);"
-                        " with sharing, N workers use N+1 cores")
-    search.add_argument("--batch", type=int, default=engine_defaults.batch, metavar="N",
-                        help="leaves sent to a worker at a time (with --workers)")
-    search.add_argument("--share", action=argparse.BooleanOptionalAction,
-                        default=engine_defaults.share,
-                        help="this process plays out too while the workers are busy"
-                        " (--no-share: it only keeps the tree; deterministic with"
-                        " --workers 1 and --seed)")
+    search.add_argument(
+        "--seed",
+        type=int,
+        default=argparse.SUPPRESS,
+        help="random seed (default: a fresh one, shown by gomill-describe_engine)",
+    )
+    search.add_argument(
+        "--policy",
+        choices=POLICY_NAMES,
+        default=defaults.policy,
+        help="playout policy: MoGo-style 'default' (it plays the vital point "
+        "of a three-point eye space before shapes; 'nakade' is another name "
+        "for it), the same without that rule 'no-nakade', reading ladders "
+        "before it runs a chain out of atari 'ladders', refusing every big "
+        "self-atari, sacrifices too, 'strict', trying the last good reply to "
+        "the last move before shapes 'lgrf', or uniform random 'light'",
+    )
+    search.add_argument(
+        "--selection",
+        choices=("uct", "puct"),
+        default=defaults.selection,
+        help="tree selection rule",
+    )
+    search.add_argument(
+        "--exploration",
+        type=float,
+        default=defaults.exploration,
+        metavar="C",
+        help="UCT exploration constant",
+    )
+    search.add_argument(
+        "--uct-fpu",
+        type=float,
+        default=defaults.uct_fpu,
+        metavar="U",
+        help="UCT first-play urgency of unvisited moves (inf: try each once)",
+    )
+    search.add_argument(
+        "--puct-exploration",
+        type=float,
+        default=defaults.puct_exploration,
+        metavar="C",
+        help="PUCT exploration constant",
+    )
+    search.add_argument(
+        "--fpu-reduction",
+        type=float,
+        default=defaults.fpu_reduction,
+        metavar="R",
+        help="PUCT: value of unvisited moves below the parent's",
+    )
+    search.add_argument(
+        "--expand-threshold",
+        type=int,
+        default=defaults.expand_threshold,
+        metavar="N",
+        help="visits before a node lists its moves",
+    )
+    search.add_argument(
+        "--temperature",
+        type=float,
+        default=defaults.temperature,
+        metavar="T",
+        help="0: play the most visited move; > 0: sample by visits",
+    )
+    search.add_argument(
+        "--noise",
+        type=float,
+        default=defaults.noise_fraction,
+        metavar="F",
+        help="weight of Dirichlet noise in the root priors (0: off)",
+    )
+    search.add_argument(
+        "--dirichlet-alpha",
+        type=float,
+        default=defaults.dirichlet_alpha,
+        metavar="A",
+        help="concentration of the root noise",
+    )
+    search.add_argument(
+        "--no-reuse-tree", action="store_true", help="start every move with a fresh tree"
+    )
+    search.add_argument(
+        "--pass-threshold",
+        type=float,
+        default=defaults.pass_threshold,
+        metavar="F",
+        help="offer passes in the tree when at most this share of the points is playable",
+    )
+    search.add_argument(
+        "--rave",
+        choices=("off", "k", "mse"),
+        default=defaults.rave,
+        help="MC-RAVE: off, the hand-selected schedule 'k' or the minimum-MSE schedule 'mse'",
+    )
+    search.add_argument(
+        "--rave-k",
+        type=float,
+        default=defaults.rave_k,
+        metavar="K",
+        help="equivalence parameter of the 'k' schedule",
+    )
+    search.add_argument(
+        "--rave-bias",
+        type=float,
+        default=defaults.rave_bias,
+        metavar="B",
+        help="RAVE bias of the 'mse' schedule",
+    )
+    search.add_argument(
+        "--rave-exploration",
+        type=float,
+        default=defaults.rave_exploration,
+        metavar="C",
+        help="UCT exploration constant when RAVE is on",
+    )
+    search.add_argument(
+        "--priors",
+        choices=("none", "even", "grandfather", "heuristic"),
+        default=defaults.priors,
+        help="prior knowledge for new nodes (also PUCT's priors)",
+    )
+    search.add_argument(
+        "--prior-visits",
+        type=float,
+        default=defaults.prior_visits,
+        metavar="N",
+        help="equivalent experience of the priors",
+    )
+    search.add_argument(
+        "--prior-weights",
+        default="",
+        metavar="NAME=W,...",
+        help="weights of the heuristic priors' rules in units of --prior-visits"
+        " (the rest keep their defaults; names: "
+        + ", ".join(
+            f"{f.name}={getattr(defaults.prior_weights, f.name):g}"
+            for f in attrs.fields(type(defaults.prior_weights))
+        )
+        + ")",
+    )
+    search.add_argument(
+        "--structure",
+        choices=("tree", "graph"),
+        default=defaults.structure,
+        help="search a tree, or a graph sharing transposed positions",
+    )
+    search.add_argument(
+        "--graph-stop",
+        action="store_true",
+        help="graph: skip the playout when the child already has more visits than the edge",
+    )
+    search.add_argument(
+        "--mercy",
+        type=int,
+        default=defaults.mercy,
+        metavar="N",
+        help="end a playout once one side leads by N stones (at least the"
+        " komi plus one; 0: play every playout to the end)",
+    )
+    search.add_argument(
+        "--workers",
+        type=int,
+        default=engine_defaults.workers,
+        metavar="N",
+        help="worker processes running playouts (0: all in this process);"
+        " with sharing, N workers use N+1 cores",
+    )
+    search.add_argument(
+        "--batch",
+        type=int,
+        default=engine_defaults.batch,
+        metavar="N",
+        help="leaves sent to a worker at a time (with --workers)",
+    )
+    search.add_argument(
+        "--share",
+        action=argparse.BooleanOptionalAction,
+        default=engine_defaults.share,
+        help="this process plays out too while the workers are busy"
+        " (--no-share: it only keeps the tree; deterministic with"
+        " --workers 1 and --seed)",
+    )
     game = parser.add_argument_group("game")
-    game.add_argument("--resign-threshold", type=float, default=defaults.resign_threshold,
-                      metavar="W", help="resign below this win rate (0: never resign)")
-    game.add_argument("--resign-min-visits", type=int, default=defaults.resign_min_visits,
-                      metavar="N", help="root visits needed before resigning or claiming")
-    game.add_argument("--claim-threshold", type=float, default=defaults.claim_threshold,
-                      metavar="W", help="gomill-genmove_ex claim: claim at this win rate")
-    game.add_argument("--ownership-playouts", type=int,
-                      default=engine_defaults.ownership_playouts, metavar="N",
-                      help="simulations behind final_score and final_status_list")
-    game.add_argument("--handicap-compensation", choices=("full", "short", "none"),
-                      default=engine_defaults.handicap_compensation,
-                      help="points White gets per handicap stone: N, N-1 or 0")
+    game.add_argument(
+        "--resign-threshold",
+        type=float,
+        default=defaults.resign_threshold,
+        metavar="W",
+        help="resign below this win rate (0: never resign)",
+    )
+    game.add_argument(
+        "--resign-min-visits",
+        type=int,
+        default=defaults.resign_min_visits,
+        metavar="N",
+        help="root visits needed before resigning or claiming",
+    )
+    game.add_argument(
+        "--claim-threshold",
+        type=float,
+        default=defaults.claim_threshold,
+        metavar="W",
+        help="gomill-genmove_ex claim: claim at this win rate",
+    )
+    game.add_argument(
+        "--ownership-playouts",
+        type=int,
+        default=engine_defaults.ownership_playouts,
+        metavar="N",
+        help="simulations behind final_score and final_status_list",
+    )
+    game.add_argument(
+        "--handicap-compensation",
+        choices=("full", "short", "none"),
+        default=engine_defaults.handicap_compensation,
+        help="points White gets per handicap stone: N, N-1 or 0",
+    )
     parser.add_argument("--version", action="version", version=f"{ENGINE_NAME} {engine_version()}")
     return parser
 

@@ -32,8 +32,14 @@ IDLE_POLL_SECONDS: Final = 0.01  # how often an analysis that stopped searching 
 LCB_Z: Final = 1.96  # normal quantile of the lower confidence bound (95 % two-sided)
 # kata-analyze options we accept (true or false) but have no data for.
 _IGNORED_KATA_FLAGS: Final = frozenset(
-    {"ownershipstdev", "movesownership", "movesownershipstdev", "pvvisits", "pvedgevisits",
-     "rootinfo"}
+    {
+        "ownershipstdev",
+        "movesownership",
+        "movesownershipstdev",
+        "pvvisits",
+        "pvedgevisits",
+        "rootinfo",
+    }
 )
 
 
@@ -190,8 +196,7 @@ class LiveAnalysis:
                     f"winrate {_permyriad(w)} prior {_permyriad(s.prior)} lcb {_permyriad(lcb)}"
                 )
             blocks.append(
-                f"info move {spell(s.move)} visits {s.visits} {numbers}"
-                f" order {order} pv {pv}"
+                f"info move {spell(s.move)} visits {s.visits} {numbers} order {order} pv {pv}"
             )
         if not blocks:
             return ""

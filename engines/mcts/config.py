@@ -125,7 +125,9 @@ def make_selector(config: SearchConfig, rnd: Callable[[], float]) -> Selector:
             exploration=(
                 config.puct_exploration
                 if config.selection == "puct"
-                else config.rave_exploration if rave else config.exploration
+                else config.rave_exploration
+                if rave
+                else config.exploration
             ),
             rave=config.rave,
             rave_k=config.rave_k,

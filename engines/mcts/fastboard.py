@@ -82,7 +82,14 @@ class Geometry:
         # Slot k of a point's 3x3 code holds the colour at point + offset[k] in
         # bits 2k..2k+1: up-left, up, up-right, left, right, down-left, down, down-right.
         offsets = (
-            stride - 1, stride, stride + 1, -1, 1, -stride - 1, -stride, -stride + 1,
+            stride - 1,
+            stride,
+            stride + 1,
+            -1,
+            1,
+            -stride - 1,
+            -stride,
+            -stride + 1,
         )
         self.pattern_offsets = offsets
         updates: list[tuple[tuple[int, int], ...]] = [()] * self.cells

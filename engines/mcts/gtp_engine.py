@@ -209,8 +209,11 @@ class MctsEngine:
         try:
             search.simulate(count)
         except WorkerError as exc:
-            print(f"{ENGINE_NAME}: {exc}; searching in this process from now on",
-                  file=sys.stderr, flush=True)
+            print(
+                f"{ENGINE_NAME}: {exc}; searching in this process from now on",
+                file=sys.stderr,
+                flush=True,
+            )
             self.close()
 
     @property
@@ -512,7 +515,10 @@ class MctsEngine:
         search = self._search
         search.track_ownership = request.ownership
         search.set_position(
-            fast, self._effective_komi(), history=history, setup_key=self._setup_key,
+            fast,
+            self._effective_komi(),
+            history=history,
+            setup_key=self._setup_key,
             moves=moves,
         )
         analysis = LiveAnalysis(search, request, colour, kata=kata, spell=self._spell)

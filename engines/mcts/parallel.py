@@ -148,11 +148,17 @@ class WorkerPool:
         self._buffer: list[Leaf] = []  # leaves waiting for a full batch
         self._owner: Search | None = None  # the search whose leaves are out
         self._procs: list[subprocess.Popen[bytes]] = []
-        settings = json.dumps({
-            "policy": config.policy, "rave": config.rave, "priors": config.priors,
-            "prior_visits": config.prior_visits, "pass_threshold": config.pass_threshold,
-            "prior_weights": attrs.asdict(config.prior_weights), "mercy": config.mercy,
-        })
+        settings = json.dumps(
+            {
+                "policy": config.policy,
+                "rave": config.rave,
+                "priors": config.priors,
+                "prior_visits": config.prior_visits,
+                "pass_threshold": config.pass_threshold,
+                "prior_weights": attrs.asdict(config.prior_weights),
+                "mercy": config.mercy,
+            }
+        )
         for i in range(workers):
             worker_seed = (seed * 7919 + 104729 * (i + 1)) % 2**31
             command = [sys.executable, "-m", "engines.mcts.parallel", settings, str(worker_seed)]

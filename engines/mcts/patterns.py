@@ -137,8 +137,14 @@ def true_eye_tables() -> tuple[bytes, bytes, bytes]:
                     # slots: 0 up-left, 1 up, 2 up-right, 3 left, 4 right,
                     # 5 down-left, 6 down, 7 down-right
                     cells = [
-                        corners[0], sides[0], corners[1], sides[1],
-                        sides[2], corners[2], sides[3], corners[3],
+                        corners[0],
+                        sides[0],
+                        corners[1],
+                        sides[1],
+                        sides[2],
+                        corners[2],
+                        sides[3],
+                        corners[3],
                     ]
                     tables[own][code_of(cells)] = 1
     return bytes(tables[0]), bytes(tables[1]), bytes(tables[2])

@@ -65,6 +65,7 @@ class Playout(Protocol):
         mercy: int = 0,
     ) -> int: ...
 
+
 POLICY_NAMES: Final = ("default", "light", "ladders", "strict", "lgrf", "nakade", "no-nakade")
 
 

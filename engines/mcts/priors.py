@@ -58,7 +58,6 @@ PriorName = Literal["none", "even", "grandfather", "heuristic"]
 PRIOR_NAMES: Final = ("none", "even", "grandfather", "heuristic")
 
 
-
 @attrs.frozen
 class PriorWeights:
     """Weights of the heuristic's rules, in units of the base confidence
@@ -120,9 +119,7 @@ def prior_weights(value: PriorWeights | Mapping[str, Any] | str) -> PriorWeights
     known = {field.name for field in attrs.fields(PriorWeights)}
     unknown = sorted(set(value) - known)
     if unknown:
-        raise ValueError(
-            f"unknown prior weight {unknown[0]!r} (known: {', '.join(sorted(known))})"
-        )
+        raise ValueError(f"unknown prior weight {unknown[0]!r} (known: {', '.join(sorted(known))})")
     return PriorWeights(**value)
 
 

@@ -279,8 +279,7 @@ class Search:
         total = sum(noise) or 1.0
         eps = self.config.noise_fraction
         mixed = {
-            m: (1 - eps) * p + eps * x / total
-            for m, p, x in zip(moves, priors, noise, strict=True)
+            m: (1 - eps) * p + eps * x / total for m, p, x in zip(moves, priors, noise, strict=True)
         }
         for child in root.children:
             child.prior = mixed[child.move]
@@ -341,8 +340,7 @@ class Search:
                 known[child.move] = child.value
         half = confidence / 2
         return [
-            (confidence, confidence * known[m]) if m in known else (confidence, half)
-            for m in moves
+            (confidence, confidence * known[m]) if m in known else (confidence, half) for m in moves
         ]
 
     # ------------------------------------------------------------------

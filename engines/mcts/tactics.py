@@ -66,7 +66,12 @@ def has_two_liberties(
 
 
 def is_legal(
-    p: int, c: int, ko: int, color: list[int], head: list[int], plib: list[int],
+    p: int,
+    c: int,
+    ko: int,
+    color: list[int],
+    head: list[int],
+    plib: list[int],
     nb: list[tuple[int, ...]],
 ) -> bool:
     """Legality of an empty point ``p`` for ``c`` (ko and suicide)."""
@@ -91,8 +96,14 @@ def is_legal(
 
 
 def self_atari(
-    p: int, c: int, color: list[int], head: list[int], nxt: list[int], plib: list[int],
-    csize: list[int], nb: list[tuple[int, ...]],
+    p: int,
+    c: int,
+    color: list[int],
+    head: list[int],
+    nxt: list[int],
+    plib: list[int],
+    csize: list[int],
+    nb: list[tuple[int, ...]],
 ) -> bool:
     """True if ``c`` at ``p`` joins a chain left with one liberty and captures nothing."""
     o = 3 - c
@@ -135,7 +146,12 @@ SACRIFICE_STONES: Final = 3
 
 
 def atari_sacrifice(
-    p: int, c: int, color: list[int], head: list[int], nxt: list[int], csize: list[int],
+    p: int,
+    c: int,
+    color: list[int],
+    head: list[int],
+    nxt: list[int],
+    csize: list[int],
     nb: list[tuple[int, ...]],
 ) -> bool:
     """True if ``c`` at ``p`` risks at most three stones (``p`` and the chains it
@@ -170,8 +186,15 @@ def atari_sacrifice(
 
 
 def saving_moves(
-    h: int, lib: int, c: int, color: list[int], head: list[int], nxt: list[int],
-    plib: list[int], nb: list[tuple[int, ...]], out: list[int],
+    h: int,
+    lib: int,
+    c: int,
+    color: list[int],
+    head: list[int],
+    nxt: list[int],
+    plib: list[int],
+    nb: list[tuple[int, ...]],
+    out: list[int],
 ) -> None:
     """Moves that save our chain ``h`` in atari at ``lib``: captures, then a useful extension."""
     o = 3 - c
@@ -202,8 +225,13 @@ def saving_moves(
 
 
 def liberties_after(
-    p: int, c: int, color: list[int], head: list[int], nxt: list[int],
-    nb: list[tuple[int, ...]], limit: int = 3,
+    p: int,
+    c: int,
+    color: list[int],
+    head: list[int],
+    nxt: list[int],
+    nb: list[tuple[int, ...]],
+    limit: int = 3,
 ) -> int:
     """Liberties (up to ``limit``) of the chain ``c`` would form at ``p``, ignoring captures."""
     libs: list[int] = [q for q in nb[p] if not color[q]]
@@ -394,10 +422,6 @@ def _extension_dies(board: FastBoard, h: int, lib: int, depth: int) -> bool:
         attack.play_known(x, a)
         hd = attack.head[lib]
         rest = lone_liberty(hd, attack.color, attack.nxt, nb)
-        if (
-            rest
-            and not _captures_out(attack, hd)
-            and _extension_dies(attack, hd, rest, depth - 1)
-        ):
+        if rest and not _captures_out(attack, hd) and _extension_dies(attack, hd, rest, depth - 1):
             return True
     return False

@@ -138,9 +138,7 @@ def test_the_readme_pytest_example_runs_verbatim_in_a_fresh_project(
     pytester: pytest.Pytester,
 ) -> None:
     # The author's engine: here the sample engine, which beats the random player.
-    engine_script = (
-        f"#!/bin/sh\nexec {sys.executable} -m engines.mcts --playouts 40 --seed 1\n"
-    )
+    engine_script = f"#!/bin/sh\nexec {sys.executable} -m engines.mcts --playouts 40 --seed 1\n"
     fresh_project(pytester, engine_script)
     outcome = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     outcome.assert_outcomes(passed=1)
@@ -164,9 +162,7 @@ def _record_summary(path: Path) -> tuple[object, ...]:
     """What a game record says, leaving out when it was played."""
     game = sgf.Sgf_game.from_bytes(path.read_bytes())
     root = game.get_root()
-    properties = {
-        name: root.get_raw(name) for name in root.properties() if name not in ("DT", "C")
-    }
+    properties = {name: root.get_raw(name) for name in root.properties() if name not in ("DT", "C")}
     comment = [
         line
         for line in root.get("C").splitlines()
@@ -203,11 +199,15 @@ async def test_play_match_records_exactly_what_arena_run_records(tmp_path: Path)
     assert [r.sgf_result for r in result.results]  # the games were played
     run_records = sorted((by_run / "match.games").iterdir())
     api_records = sorted((by_api / "match.games").iterdir())
-    assert [p.name for p in run_records] == [p.name for p in api_records] == [
-        "match_0.sgf",
-        "match_1.sgf",
-        "match_2.sgf",
-    ]
+    assert (
+        [p.name for p in run_records]
+        == [p.name for p in api_records]
+        == [
+            "match_0.sgf",
+            "match_1.sgf",
+            "match_2.sgf",
+        ]
+    )
     for ours, theirs in zip(run_records, api_records, strict=True):
         assert _record_summary(ours) == _record_summary(theirs)
     run_results = [e.to_json() for e in iter_journal(CompetitionFiles(by_run, "match"))]
@@ -251,7 +251,11 @@ async def test_play_match_with_openings_and_a_clock(tmp_path: Path) -> None:
     first = engine(fake_command("--moves=D4,E4"), code="first")
     second = engine(fake_command("--moves=D6,E6"), code="second")
     result = await play_match(
-        first, second, games=4, record_dir=tmp_path, openings=book,
+        first,
+        second,
+        games=4,
+        record_dir=tmp_path,
+        openings=book,
         time_control=TimeControl("byoyomi", 5, 1, periods=2),
     )
     assert len(result.results) == 4

@@ -356,8 +356,10 @@ def test_the_cross_entropy_tuner_wants_an_even_batch_with_openings(tmp_path: Pat
     text = (EXAMPLES / "ce_tuner.ctl").read_text().replace("board_size = 7", "board_size = 9")
     text = text.replace("batch_size = 4", "batch_size = 3") + "openings = 'openings'\n"
     message = load_error(tmp_path, text)
-    assert message.endswith("batch_size: must be even with openings (each opening is played"
-                            " twice, colours swapped), not 3"), message
+    assert message.endswith(
+        "batch_size: must be even with openings (each opening is played"
+        " twice, colours swapped), not 3"
+    ), message
 
 
 def test_the_spsa_tuner_plays_each_iteration_from_its_own_opening(tmp_path: Path) -> None:

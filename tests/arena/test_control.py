@@ -364,12 +364,7 @@ def test_free_handicap_on_a_small_board_is_allowed(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------
 # Misspelt top-level settings
 
-ALLPLAYALL = (
-    "competition_type = 'allplayall'\n"
-    + PLAYERS
-    + GAME
-    + "competitors = ['a', 'b']\n"
-)
+ALLPLAYALL = "competition_type = 'allplayall'\n" + PLAYERS + GAME + "competitors = ['a', 'b']\n"
 TUNER = (
     "competition_type = 'mc_tuner'\n"
     "players = {'opp': Player('opponent-engine')}\n"
@@ -393,23 +388,64 @@ def test_a_misspelt_setting_names_file_line_and_the_setting_meant(tmp_path: Path
 # Every setting of every competition type, as Gomill documents them, misspelt
 # in three ways: a letter left out, two letters swapped, the wrong case.
 SETTINGS_BY_TYPE = {
-    "playoff": (PLAYOFF, [
-        "description", "record_games", "stderr_to_log", "players", "board_size", "komi",
-        "handicap", "handicap_style", "move_limit", "scorer",
-        "internal_scorer_handicap_compensation", "alternating", "number_of_games",
-        "matchups",
-    ]),
-    "allplayall": (ALLPLAYALL, [
-        "description", "record_games", "stderr_to_log", "board_size", "komi", "move_limit",
-        "scorer", "rounds", "competitors", "elo_anchor",
-    ]),
-    "mc_tuner": (TUNER, [
-        "description", "record_games", "stderr_to_log", "board_size", "komi", "move_limit",
-        "scorer", "number_of_games", "candidate_colour", "opponent", "parameters",
-        "make_candidate", "exploration_coefficient", "initial_visits", "initial_wins",
-        "max_depth", "summary_spec", "log_tree_to_history_period",
-        "number_of_running_simulations_to_show",
-    ]),
+    "playoff": (
+        PLAYOFF,
+        [
+            "description",
+            "record_games",
+            "stderr_to_log",
+            "players",
+            "board_size",
+            "komi",
+            "handicap",
+            "handicap_style",
+            "move_limit",
+            "scorer",
+            "internal_scorer_handicap_compensation",
+            "alternating",
+            "number_of_games",
+            "matchups",
+        ],
+    ),
+    "allplayall": (
+        ALLPLAYALL,
+        [
+            "description",
+            "record_games",
+            "stderr_to_log",
+            "board_size",
+            "komi",
+            "move_limit",
+            "scorer",
+            "rounds",
+            "competitors",
+            "elo_anchor",
+        ],
+    ),
+    "mc_tuner": (
+        TUNER,
+        [
+            "description",
+            "record_games",
+            "stderr_to_log",
+            "board_size",
+            "komi",
+            "move_limit",
+            "scorer",
+            "number_of_games",
+            "candidate_colour",
+            "opponent",
+            "parameters",
+            "make_candidate",
+            "exploration_coefficient",
+            "initial_visits",
+            "initial_wins",
+            "max_depth",
+            "summary_spec",
+            "log_tree_to_history_period",
+            "number_of_running_simulations_to_show",
+        ],
+    ),
 }
 
 

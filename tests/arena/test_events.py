@@ -42,9 +42,7 @@ async def test_a_subscriber_sees_every_event_of_a_real_run_in_order(tmp_path: Pa
         seen.append(event)
         if isinstance(event, GameFinished):
             # Announced only once durable: its SGF and journal entry are on disk.
-            journal = [
-                e.result.game_id for e in iter_journal(files) if isinstance(e, ResultEntry)
-            ]
+            journal = [e.result.game_id for e in iter_journal(files) if isinstance(e, ResultEntry)]
             durable_when_announced.append(
                 event.game_id in journal and files.sgf_path(event.game_id).exists()
             )

@@ -177,9 +177,9 @@ SCRIPT = [
 def run_script(module: str, tmp_path: Path) -> list[str]:
     record = write(tmp_path, RECORD)
     written = tmp_path / f"{module}.sgf"
-    script = "".join(
-        line.format(record=record, written=written) + "\n" for line in SCRIPT
-    ) + "quit\n"
+    script = (
+        "".join(line.format(record=record, written=written) + "\n" for line in SCRIPT) + "quit\n"
+    )
     done = subprocess.run(
         [sys.executable, "-m", module, "--seed", "1"],
         input=script.encode(),

@@ -136,11 +136,27 @@ def test_command_line_handling(engine: EngineProcess, line: str, expected: str) 
 def test_tabs_become_spaces(engine: EngineProcess) -> None:  # E7
     commands = engine.ok("\tlist_commands\t").splitlines()
     for name in (
-        "boardsize", "clear_board", "komi", "play", "genmove", "undo", "fixed_handicap",
-        "place_free_handicap", "set_free_handicap", "final_score", "final_status_list",
-        "showboard", "time_settings", "time_left", "kgs-time_settings", "kgs-genmove_cleanup",
-        "gomill-describe_engine", "gomill-cpu_time", "gomill-explain_last_move",
-        "gomill-genmove_ex", "quit",
+        "boardsize",
+        "clear_board",
+        "komi",
+        "play",
+        "genmove",
+        "undo",
+        "fixed_handicap",
+        "place_free_handicap",
+        "set_free_handicap",
+        "final_score",
+        "final_status_list",
+        "showboard",
+        "time_settings",
+        "time_left",
+        "kgs-time_settings",
+        "kgs-genmove_cleanup",
+        "gomill-describe_engine",
+        "gomill-cpu_time",
+        "gomill-explain_last_move",
+        "gomill-genmove_ex",
+        "quit",
     ):
         assert name in commands
 
@@ -369,8 +385,24 @@ def test_seki_is_recognised(fresh: EngineProcess) -> None:
                 fresh.ok(f"play {colour} {'ABCDEFGHJ'[c]}{9 - r}")
     seki = set(fresh.ok("final_status_list seki").split())
     assert seki == {
-        "C4", "D4", "E4", "F4", "G4", "C5", "G5", "C6", "G6", "C7", "D7", "E7", "F7", "G7",
-        "D5", "D6", "E6", "F6",
+        "C4",
+        "D4",
+        "E4",
+        "F4",
+        "G4",
+        "C5",
+        "G5",
+        "C6",
+        "G6",
+        "C7",
+        "D7",
+        "E7",
+        "F7",
+        "G7",
+        "D5",
+        "D6",
+        "E6",
+        "F6",
     }
     assert fresh.ok("final_status_list dead") == ""
     assert "B3" in fresh.ok("final_status_list alive").split()
@@ -425,7 +457,10 @@ def pipeline(script: str, *options: str) -> tuple[int, list[str]]:
     engine = " ".join(shlex.quote(word) for word in [*ENGINE, *options])
     result = subprocess.run(
         f"printf {shlex.quote(script)} | {engine}",
-        shell=True, capture_output=True, text=True, timeout=60,
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.stderr == ""
     return result.returncode, result.stdout.split("\n\n")[:-1]
@@ -434,7 +469,10 @@ def pipeline(script: str, *options: str) -> tuple[int, list[str]]:
 def test_the_printf_pipeline_answers_real_moves() -> None:
     status, answers = pipeline(
         "boardsize 9\nclear_board\nkomi 7.5\ngenmove b\ngenmove w\nquit\n",
-        "--playouts", "50", "--seed", "3",
+        "--playouts",
+        "50",
+        "--seed",
+        "3",
     )
     assert status == 0
     assert answers[:3] == ["=", "=", "="] and answers[5] == "="
@@ -453,7 +491,10 @@ def test_echo_genmove_answers_a_real_move() -> None:
 def test_a_genmove_queued_before_the_end_gets_the_full_search(ending: str) -> None:
     status, answers = pipeline(
         f"boardsize 9\ngenmove b\ngomill-explain_last_move\n{ending}",
-        "--playouts", "300", "--seed", "3",
+        "--playouts",
+        "300",
+        "--seed",
+        "3",
     )
     assert status == 0
     assert "300 root visits" in answers[2], answers
@@ -512,9 +553,7 @@ def clocked_move(process: EngineProcess, colour: str) -> tuple[str, Timing]:
     found = TIMING.search(explanation)
     assert found is not None, explanation
     numbers = found.groupdict()
-    return move, Timing(
-        int(numbers.pop("visits")), **{k: float(v) for k, v in numbers.items()}
-    )
+    return move, Timing(int(numbers.pop("visits")), **{k: float(v) for k, v in numbers.items()})
 
 
 def test_time_settings_bound_the_thinking_time() -> None:
@@ -598,9 +637,19 @@ def test_same_seed_same_game() -> None:
 def test_help_lists_the_knobs() -> None:
     result = subprocess.run([*ENGINE, "--help"], capture_output=True, text=True, timeout=30)
     assert result.returncode == 0
-    for option in ("--playouts", "--seed", "--policy", "--selection", "--exploration",
-                   "--expand-threshold", "--temperature", "--noise", "--resign-threshold",
-                   "--move-time", "--max-move-time"):
+    for option in (
+        "--playouts",
+        "--seed",
+        "--policy",
+        "--selection",
+        "--exploration",
+        "--expand-threshold",
+        "--temperature",
+        "--noise",
+        "--resign-threshold",
+        "--move-time",
+        "--max-move-time",
+    ):
         assert option in result.stdout
     assert "uct" in result.stdout and "puct" in result.stdout
 

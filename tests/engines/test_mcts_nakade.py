@@ -115,9 +115,7 @@ def reference_vital(board: FastBoard, p: int) -> int:
                 border.add(board.color[q])
     if len(region) != 3 or len(border) != 1:
         return 0
-    (middle,) = [
-        q for q in region if sum(r in region for r in board.geo.neighbours[q]) == 2
-    ]
+    (middle,) = [q for q in region if sum(r in region for r in board.geo.neighbours[q]) == 2]
     return middle
 
 

@@ -46,9 +46,12 @@ def _searched(config: SearchConfig, pool: WorkerPool | None, sims: int, seed: in
 
 @pytest.mark.parametrize(
     "config",
-    [SearchConfig(rave="off", priors="none"), SearchConfig(rave="mse", priors="heuristic"),
-     SearchConfig(rave="mse", priors="heuristic", structure="graph"),
-     SearchConfig(rave="mse", priors="heuristic", policy="lgrf")],
+    [
+        SearchConfig(rave="off", priors="none"),
+        SearchConfig(rave="mse", priors="heuristic"),
+        SearchConfig(rave="mse", priors="heuristic", structure="graph"),
+        SearchConfig(rave="mse", priors="heuristic", policy="lgrf"),
+    ],
     ids=["uct", "heuristic-rave", "graph", "lgrf"],
 )
 def test_one_worker_is_deterministic_and_leaves_nothing_pending(config: SearchConfig) -> None:
@@ -165,9 +168,24 @@ def _children(pid: int) -> list[int]:
 
 def test_engine_with_workers_plays_over_gtp_and_leaves_no_worker_behind() -> None:
     with subprocess.Popen(
-        [sys.executable, "-m", "engines.mcts", "--seed", "2", "--playouts", "300",
-         "--workers", "1", "--rave", "mse", "--priors", "heuristic"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "engines.mcts",
+            "--seed",
+            "2",
+            "--playouts",
+            "300",
+            "--workers",
+            "1",
+            "--rave",
+            "mse",
+            "--priors",
+            "heuristic",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     ) as engine:
         assert engine.stdin is not None and engine.stdout is not None
         try:
@@ -208,9 +226,21 @@ def test_closed_output_during_a_long_think_with_workers_is_prompt(workers: list[
     # A quit queued behind a genmove waits for its answer (GTP is answered in
     # order); a controller that is gone, its pipes closed, stops the engine at once.
     with subprocess.Popen(
-        [sys.executable, "-m", "engines.mcts", "--seed", "2", "--playouts", "0",
-         "--move-time", "60", *workers],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "engines.mcts",
+            "--seed",
+            "2",
+            "--playouts",
+            "0",
+            "--move-time",
+            "60",
+            *workers,
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     ) as engine:
         assert engine.stdin is not None and engine.stdout is not None
         try:

@@ -34,7 +34,13 @@ def own_true_eye(board: FastBoard, p: int, colour: int) -> bool:
 def refused_by_default(board: FastBoard, p: int, colour: int) -> bool:
     """The default policy keeps true eyes and refuses big self-ataris."""
     return own_true_eye(board, p, colour) or self_atari(
-        p, colour, board.color, board.head, board.nxt, board.plib, board.csize,
+        p,
+        colour,
+        board.color,
+        board.head,
+        board.nxt,
+        board.plib,
+        board.csize,
         board.geo.neighbours,
     )
 
@@ -63,9 +69,7 @@ def test_playouts_play_legal_moves_and_refuse_what_they_must(
         move = fast.last_move
         if move == PASS:
             # passing only when nothing but own eyes (or illegal points) is left
-            playable = [
-                p for p in empty_before if ref.is_legal(COLOUR[mover], fast.geo.point(p))
-            ]
+            playable = [p for p in empty_before if ref.is_legal(COLOUR[mover], fast.geo.point(p))]
             assert set(playable) <= eyes_before
             ref.play(COLOUR[mover], None)
         else:

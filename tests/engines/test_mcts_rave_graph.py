@@ -52,9 +52,7 @@ def test_amaf_credits_every_move_to_the_player_who_played_it() -> None:
     assert node_a.children is not None
     before_a = {c.move: (c.amaf_visits, c.amaf_wins) for c in node_a.children}
     search.backup(leaf, 1.0, amaf)  # Black won
-    gained_root = {
-        c.move for c in root.children if c.amaf_visits != before_root[c.move][0]
-    }
+    gained_root = {c.move for c in root.children if c.amaf_visits != before_root[c.move][0]}
     # Black to move at the root: Black's moves (a from the tree, the playout's) count
     assert gained_root == {a, black_later, both}
     for c in root.children:
@@ -87,9 +85,14 @@ def test_a_real_simulation_records_amaf_for_moves_of_the_playout() -> None:
 
 def _selector(rave: str, **kwargs: float) -> BlendSelector:
     return BlendSelector(
-        kind="uct", exploration=0.0, rave=rave,  # type: ignore[arg-type]
-        rave_k=kwargs.get("k", 1000.0), rave_bias=kwargs.get("b", 0.0), graph=False,
-        fpu=math.inf, fpu_reduction=0.0,
+        kind="uct",
+        exploration=0.0,
+        rave=rave,  # type: ignore[arg-type]
+        rave_k=kwargs.get("k", 1000.0),
+        rave_bias=kwargs.get("b", 0.0),
+        graph=False,
+        fpu=math.inf,
+        fpu_reduction=0.0,
     )
 
 
@@ -120,8 +123,16 @@ def test_minimum_mse_schedule_trusts_amaf_while_the_mc_count_is_small() -> None:
     steady = _child(2, 40, 22, 400, 200)  # MC 0.55, AMAF 0.5
     parent.children = [few, steady]
     assert _selector("mse", b=0.0)(parent) is steady
-    off = BlendSelector(kind="uct", exploration=0.0, rave="off", rave_k=1.0, rave_bias=0.0,
-                        graph=False, fpu=math.inf, fpu_reduction=0.0)
+    off = BlendSelector(
+        kind="uct",
+        exploration=0.0,
+        rave="off",
+        rave_k=1.0,
+        rave_bias=0.0,
+        graph=False,
+        fpu=math.inf,
+        fpu_reduction=0.0,
+    )
     assert off(parent) is few  # without RAVE the lucky MC value wins
 
 
@@ -144,23 +155,34 @@ def test_the_default_search_keeps_every_stored_selection_value_current(workers: 
     # them at every step down; a value left stale would steer the search wrong.
     config = SearchConfig()
     assert config.scored
-    blend = BlendSelector(kind="uct", exploration=0.0, rave="mse", rave_k=1.0,
-                          rave_bias=config.rave_bias, graph=False, fpu=config.uct_fpu,
-                          fpu_reduction=0.0)
+    blend = BlendSelector(
+        kind="uct",
+        exploration=0.0,
+        rave="mse",
+        rave_k=1.0,
+        rave_bias=config.rave_bias,
+        graph=False,
+        fpu=config.uct_fpu,
+        fpu_reduction=0.0,
+    )
     search = Search(config, seed=11)
     pool = WorkerPool(workers, config, seed=4, batch=4) if workers else None
     search.evaluator = pool
     try:
         board = played(FastBoard(9), "E5", "D4")
-        search.set_position(board, 7.5, moves=[(BLACK, point(board, "E5")),
-                                                (WHITE, point(board, "D4"))])
+        search.set_position(
+            board, 7.5, moves=[(BLACK, point(board, "E5")), (WHITE, point(board, "D4"))]
+        )
         search.simulate(1200)
         # the next move reuses the subtree: its values must carry over too
         search.flush()
         best = max(search.root.children or (), key=lambda c: c.visits).move
         board.play(best)
-        search.set_position(board, 7.5, moves=[(BLACK, point(board, "E5")),
-                                                (WHITE, point(board, "D4")), (BLACK, best)])
+        search.set_position(
+            board,
+            7.5,
+            moves=[(BLACK, point(board, "E5")), (WHITE, point(board, "D4")), (BLACK, best)],
+        )
         search.simulate(600)
         search.flush()
     finally:
@@ -360,7 +382,8 @@ def _formula(pos: Position) -> float:
 @pytest.mark.parametrize("rave", ["off", "mse"])
 def test_after_every_update_q_is_utility_and_children_weighted_by_edge_visits(rave: str) -> None:
     search = Search(
-        SearchConfig(structure="graph", rave=rave, expand_threshold=1), seed=7  # type: ignore[arg-type]
+        SearchConfig(structure="graph", rave=rave, expand_threshold=1),
+        seed=7,  # type: ignore[arg-type]
     )
     search.set_position(FastBoard(5), 0.5)
     for _ in range(600):
@@ -471,8 +494,10 @@ def test_every_mode_finds_the_capture_that_wins_the_game(config: SearchConfig) -
     # 1 O O . O X     only move that wins.
     board = FastBoard(5)
     board.setup(
-        black=[point(board, v) for v in
-               ("B5", "A4", "B4", "C4", "D4", "E4", "E3", "E2", "E1", "A2", "B2", "C2")],
+        black=[
+            point(board, v)
+            for v in ("B5", "A4", "B4", "C4", "D4", "E4", "E3", "E2", "E1", "A2", "B2", "C2")
+        ],
         white=[point(board, v) for v in ("A3", "B3", "C3", "D3", "D2", "D1", "A1", "B1")],
     )
     board.to_move = BLACK

@@ -43,8 +43,12 @@ def search_for(
 @pytest.mark.parametrize("selection", ["uct", "puct"])
 def test_search_captures_the_cutting_stones(selection: str, policy: str, knowledge: str) -> None:
     search, board = search_for(
-        CUTTING_STONES, WHITE, 800, selection=selection,
-        policy=policy, **KNOWLEDGE[knowledge],
+        CUTTING_STONES,
+        WHITE,
+        800,
+        selection=selection,
+        policy=policy,
+        **KNOWLEDGE[knowledge],
     )
     decision = search.decide()
     assert decision.move == board.geo.index(D4)
@@ -56,8 +60,12 @@ def test_search_captures_the_cutting_stones(selection: str, policy: str, knowled
 @pytest.mark.parametrize("selection", ["uct", "puct"])
 def test_search_saves_the_stones_in_atari(selection: str, policy: str, knowledge: str) -> None:
     search, board = search_for(
-        CUTTING_STONES, BLACK, 800, selection=selection,
-        policy=policy, **KNOWLEDGE[knowledge],
+        CUTTING_STONES,
+        BLACK,
+        800,
+        selection=selection,
+        policy=policy,
+        **KNOWLEDGE[knowledge],
     )
     decision = search.decide()
     assert decision.move == board.geo.index(D4)

@@ -54,8 +54,16 @@ CASES = [
     ("byoyomi nothing left", BYOYOMI, 0.0, 1, 81, FAST, 0.0, 0.0),
     # ... in main time: main time's share plus the period; never a second period
     ("byoyomi main", BYOYOMI, 60.0, 0, 81, FAST, 60 / 40.5 + 10 - M, 60 + 10 - M),
-    ("byoyomi main nearly gone", SHORT_BYOYOMI, 0.5, 0, 81, FAST,
-     0.5 / 40.5 + 0.25 - M, 0.5 + 0.25 - M),
+    (
+        "byoyomi main nearly gone",
+        SHORT_BYOYOMI,
+        0.5,
+        0,
+        81,
+        FAST,
+        0.5 / 40.5 + 0.25 - M,
+        0.5 + 0.25 - M,
+    ),
     # Canadian in overtime: the time over the stones; at most twice that share
     ("canadian period", CANADIAN, 300.0, 25, 81, FAST, 12 - M, 24 - M),
     ("canadian last stone", CANADIAN, 3.0, 1, 81, FAST, 3 - M, 3 - M),
@@ -68,8 +76,16 @@ CASES = [
     ("absolute", ABSOLUTE, 600.0, 0, 81, FAST, 600 / 40.5, 600 - M),
     ("absolute endgame", ABSOLUTE, 100.0, 0, 10, FAST, 100 / 10, 100 - M),
     ("absolute share", ABSOLUTE, 100.0, 0, 4, FAST, 100 * 0.1, 100 - M),
-    ("absolute, the minimum simulations", ABSOLUTE, 1.0, 0, 81, 0.01,
-     MIN_SIMULATIONS * 0.01, 1 - M),
+    (
+        "absolute, the minimum simulations",
+        ABSOLUTE,
+        1.0,
+        0,
+        81,
+        0.01,
+        MIN_SIMULATIONS * 0.01,
+        1 - M,
+    ),
     ("absolute, the minimum up to the limit", ABSOLUTE, 0.1, 0, 81, 0.01, 0.1 - M, 0.1 - M),
     ("absolute nearly gone", ABSOLUTE, 0.01, 0, 81, FAST, 0.0, 0.0),
     # Fischer: main time's share plus the increment, within the main time
@@ -94,8 +110,13 @@ def test_allowance(
     limit: float,
 ) -> None:
     got = allowance(
-        settings, seconds, count,
-        empty_points=empty_points, margin=M, simulation_seconds=simulation, cap=1000.0,
+        settings,
+        seconds,
+        count,
+        empty_points=empty_points,
+        margin=M,
+        simulation_seconds=simulation,
+        cap=1000.0,
     )
     assert got is not None
     assert got.target == pytest.approx(target)
@@ -104,16 +125,22 @@ def test_allowance(
 
 
 def test_no_time_system_no_allowance() -> None:
-    assert allowance(
-        TimeSettings("none"), 0.0, 0, empty_points=81, margin=M, simulation_seconds=FAST
-    ) is None
+    assert (
+        allowance(TimeSettings("none"), 0.0, 0, empty_points=81, margin=M, simulation_seconds=FAST)
+        is None
+    )
 
 
 @pytest.mark.parametrize("margin", [0.0, 0.03, 0.1, 0.5])
 @pytest.mark.parametrize(
     ("settings", "seconds", "count"),
-    [(BYOYOMI, 10.0, 3), (PER_MOVE, 0.2, 1), (CANADIAN, 20.0, 4), (ABSOLUTE, 2.0, 0),
-     (FISCHER, 3.0, 0)],
+    [
+        (BYOYOMI, 10.0, 3),
+        (PER_MOVE, 0.2, 1),
+        (CANADIAN, 20.0, 4),
+        (ABSOLUTE, 2.0, 0),
+        (FISCHER, 3.0, 0),
+    ],
 )
 def test_the_limit_keeps_the_margin_back(
     settings: TimeSettings, seconds: float, count: int, margin: float
@@ -121,7 +148,11 @@ def test_the_limit_keeps_the_margin_back(
     # Whatever the speed, never more than what the clock allows this move minus the margin.
     for simulation in (1e-4, 0.01, 1.0):
         got = allowance(
-            settings, seconds, count, empty_points=60, margin=margin,
+            settings,
+            seconds,
+            count,
+            empty_points=60,
+            margin=margin,
             simulation_seconds=simulation,
         )
         assert got is not None

@@ -13,8 +13,21 @@ from gtp.protocol import BadCommandLine, Command, CommandReader, format_response
 
 Handler = Callable[[Command], bytes | None]
 
-KNOWN = ("protocol_version", "name", "version", "known_command", "list_commands", "quit",
-         "boardsize", "clear_board", "komi", "play", "genmove", "echo", "echo_err")
+KNOWN = (
+    "protocol_version",
+    "name",
+    "version",
+    "known_command",
+    "list_commands",
+    "quit",
+    "boardsize",
+    "clear_board",
+    "komi",
+    "play",
+    "genmove",
+    "echo",
+    "echo_err",
+)
 
 
 def ok(command: Command, text: str = "") -> bytes:
@@ -22,8 +35,13 @@ def ok(command: Command, text: str = "") -> bytes:
 
 
 def standard_answer(command: Command) -> bytes:
-    fixed = {"protocol_version": "2", "name": "fake", "version": "1.0", "genmove": "pass",
-             "list_commands": "\n".join(KNOWN)}
+    fixed = {
+        "protocol_version": "2",
+        "name": "fake",
+        "version": "1.0",
+        "genmove": "pass",
+        "list_commands": "\n".join(KNOWN),
+    }
     if command.name in fixed:
         return ok(command, fixed[command.name])
     if command.name == "known_command":
@@ -59,4 +77,3 @@ def serve(special: Mapping[str, Handler] | None = None) -> None:
                 return
         if not line:
             return
-

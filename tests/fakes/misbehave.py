@@ -45,9 +45,9 @@ def misbehave(command: Command) -> bytes | None:
     if mode == "twice":
         return ok(command, "one") + ok(command, "two")
     if mode.startswith("answer:"):
-        return ok(command, mode[len("answer:"):])
+        return ok(command, mode[len("answer:") :])
     if mode.startswith("fail:"):
-        return format_response(False, mode[len("fail:"):], command.id)
+        return format_response(False, mode[len("fail:") :], command.id)
     out = sys.stdout.buffer
     if mode == "wrong_id":
         out.write(f"={(command.id or 0) + 1} D4\n\n".encode())

@@ -81,7 +81,10 @@ CAPTURE_CASES = [
         . . X . .
         . . . . .
         """,
-        B, "D3", {"C3"}, id="single-stone-centre",
+        B,
+        "D3",
+        {"C3"},
+        id="single-stone-centre",
     ),
     pytest.param(
         """
@@ -91,7 +94,10 @@ CAPTURE_CASES = [
         X . . . .
         O . . . .
         """,
-        B, "B1", {"A1"}, id="corner-from-the-side",
+        B,
+        "B1",
+        {"A1"},
+        id="corner-from-the-side",
     ),
     pytest.param(
         """
@@ -101,7 +107,10 @@ CAPTURE_CASES = [
         . . . . .
         O X . . .
         """,
-        B, "A2", {"A1"}, id="corner-from-above",
+        B,
+        "A2",
+        {"A1"},
+        id="corner-from-above",
     ),
     pytest.param(
         """
@@ -111,7 +120,10 @@ CAPTURE_CASES = [
         X . . . .
         O . . . .
         """,
-        B, "C1", set(), id="corner-stone-keeps-its-liberty",
+        B,
+        "C1",
+        set(),
+        id="corner-stone-keeps-its-liberty",
     ),
     pytest.param(
         """
@@ -121,7 +133,10 @@ CAPTURE_CASES = [
         . X X . .
         X O O . .
         """,
-        B, "D1", {"B1", "C1"}, id="two-stones-on-edge",
+        B,
+        "D1",
+        {"B1", "C1"},
+        id="two-stones-on-edge",
     ),
     pytest.param(
         """
@@ -131,7 +146,10 @@ CAPTURE_CASES = [
         O O O X .
         O O O . .
         """,
-        B, "D1", {"A1", "B1", "C1", "A2", "B2", "C2", "A3", "B3", "C3"}, id="nine-stone-chain",
+        B,
+        "D1",
+        {"A1", "B1", "C1", "A2", "B2", "C2", "A3", "B3", "C3"},
+        id="nine-stone-chain",
     ),
     pytest.param(
         """
@@ -141,7 +159,10 @@ CAPTURE_CASES = [
         O O O X .
         O O O . .
         """,
-        B, "E1", set(), id="nine-stone-chain-not-touched",
+        B,
+        "E1",
+        set(),
+        id="nine-stone-chain-not-touched",
     ),
     pytest.param(
         """
@@ -151,7 +172,10 @@ CAPTURE_CASES = [
         . . . . .
         . . . . .
         """,
-        B, "C4", {"B4"}, id="ko-shape-capture",
+        B,
+        "C4",
+        {"B4"},
+        id="ko-shape-capture",
     ),
     pytest.param(
         """
@@ -161,7 +185,10 @@ CAPTURE_CASES = [
         X X O . .
         . X O . .
         """,
-        W, "A1", {"A2", "B2", "B1"}, id="play-without-liberties-that-captures",
+        W,
+        "A1",
+        {"A2", "B2", "B1"},
+        id="play-without-liberties-that-captures",
     ),
     pytest.param(
         """
@@ -173,7 +200,10 @@ CAPTURE_CASES = [
         . . . X . . .
         . . . . . . .
         """,
-        B, "D4", {"C4", "E4", "D5", "D3"}, id="four-chains-at-once",
+        B,
+        "D4",
+        {"C4", "E4", "D5", "D3"},
+        id="four-chains-at-once",
     ),
 ]
 
@@ -672,7 +702,11 @@ SCORE_CASES = [
         . . .
         . . .
         """,
-        7.5, 0, 7.5, "W+7.5", id="empty-board-is-neutral",
+        7.5,
+        0,
+        7.5,
+        "W+7.5",
+        id="empty-board-is-neutral",
     ),
     pytest.param(
         """
@@ -682,7 +716,11 @@ SCORE_CASES = [
         . X . O .
         . X . O .
         """,
-        0.5, 0, 0.5, "W+0.5", id="dame-column-counts-for-nobody",
+        0.5,
+        0,
+        0.5,
+        "W+0.5",
+        id="dame-column-counts-for-nobody",
     ),
     pytest.param(
         """
@@ -692,7 +730,11 @@ SCORE_CASES = [
         . . X O .
         . . X O .
         """,
-        0.5, 0, -4.5, "B+4.5", id="black-wins-with-bigger-area",
+        0.5,
+        0,
+        -4.5,
+        "B+4.5",
+        id="black-wins-with-bigger-area",
     ),
     pytest.param(
         """
@@ -702,7 +744,11 @@ SCORE_CASES = [
         . . . . .
         . . . . .
         """,
-        0, 0, 21 - 4, "W+17", id="one-eye-counts-for-its-owner",
+        0,
+        0,
+        21 - 4,
+        "W+17",
+        id="one-eye-counts-for-its-owner",
     ),
     pytest.param(
         # Corner seki: A2 and B1 are liberties shared by Black's and White's
@@ -714,7 +760,11 @@ SCORE_CASES = [
         . O X O .
         O . X O .
         """,
-        0, 0, 18 - 5, "W+13", id="seki-shared-liberties-are-neutral",
+        0,
+        0,
+        18 - 5,
+        "W+13",
+        id="seki-shared-liberties-are-neutral",
     ),
     pytest.param(
         """
@@ -722,7 +772,11 @@ SCORE_CASES = [
         . . .
         . . .
         """,
-        0, 0, -9, "B+9", id="one-stone-owns-the-empty-board",
+        0,
+        0,
+        -9,
+        "B+9",
+        id="one-stone-owns-the-empty-board",
     ),
     pytest.param(
         """
@@ -730,7 +784,11 @@ SCORE_CASES = [
         . . .
         . . .
         """,
-        0.5, 3, 3.5, "W+3.5", id="handicap-compensation-goes-to-white",
+        0.5,
+        3,
+        3.5,
+        "W+3.5",
+        id="handicap-compensation-goes-to-white",
     ),
     pytest.param(
         """
@@ -740,7 +798,11 @@ SCORE_CASES = [
         X X . O O
         X X . O O
         """,
-        0, 0, 0, "0", id="jigo",
+        0,
+        0,
+        0,
+        "0",
+        id="jigo",
     ),
 ]
 
@@ -823,8 +885,21 @@ def test_fixed_handicap_matches_the_spec_table(size: int, stones: int, expected:
 
 @pytest.mark.parametrize(
     ("size", "limit"),
-    [(2, 0), (5, 0), (6, 0), (7, 4), (8, 4), (9, 9), (10, 4), (11, 9), (12, 4), (13, 9),
-     (19, 9), (24, 4), (25, 9)],
+    [
+        (2, 0),
+        (5, 0),
+        (6, 0),
+        (7, 4),
+        (8, 4),
+        (9, 9),
+        (10, 4),
+        (11, 9),
+        (12, 4),
+        (13, 9),
+        (19, 9),
+        (24, 4),
+        (25, 9),
+    ],
 )
 def test_max_fixed_handicap(size: int, limit: int) -> None:
     assert max_fixed_handicap(size) == limit
@@ -836,8 +911,21 @@ def test_max_fixed_handicap(size: int, limit: int) -> None:
 
 @pytest.mark.parametrize(
     ("size", "stones"),
-    [(19, 0), (19, 1), (19, 10), (19, -2), (9, 10), (8, 5), (7, 5), (10, 9), (6, 2), (5, 2),
-     (2, 2), (26, 2), (1, 2)],
+    [
+        (19, 0),
+        (19, 1),
+        (19, 10),
+        (19, -2),
+        (9, 10),
+        (8, 5),
+        (7, 5),
+        (10, 9),
+        (6, 2),
+        (5, 2),
+        (2, 2),
+        (26, 2),
+        (1, 2),
+    ],
 )
 def test_invalid_fixed_handicap(size: int, stones: int) -> None:
     with pytest.raises(ValueError):

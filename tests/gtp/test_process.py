@@ -135,7 +135,10 @@ async def test_stderr_tail_is_bounded_and_lines_reach_the_callback() -> None:
         "sys.stderr.write('no newline at the end')\n"
     )
     async with open_process(
-        [PY, "-c", code], name="chatty", on_stderr_line=lines.append, stderr_tail_bytes=1000,
+        [PY, "-c", code],
+        name="chatty",
+        on_stderr_line=lines.append,
+        stderr_tail_bytes=1000,
         timings=FAST,
     ) as process:
         await process.wait()

@@ -377,9 +377,7 @@ async def test_eof_waits_for_the_running_handler_and_those_queued(
 async def test_input_ended_stops_an_open_ended_command() -> None:
     # Live analysis runs "until the next line"; the end of input is its end too.
     probe = Probe()
-    server = server_with_waiter(
-        probe, lambda server: server.input_pending or server.input_ended
-    )
+    server = server_with_waiter(probe, lambda server: server.input_pending or server.input_ended)
     async with serving(server) as controller:
         await controller.send(b"5 wait\n")
         await probe.started.wait()

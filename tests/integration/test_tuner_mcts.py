@@ -24,8 +24,18 @@ def test_tuning_playouts_reports_400_as_best(tmp_path: Path) -> None:
     # opponent's own strength, 10 of 20 as Black) made it miss in 2.8% of runs, and it did
     # in CI.
     # plain UCT, the configuration these odds were measured with
-    mcts = [sys.executable, "-m", "engines.mcts", "--rave", "off", "--priors", "none",
-            "--ownership-playouts", "50", "--playouts"]
+    mcts = [
+        sys.executable,
+        "-m",
+        "engines.mcts",
+        "--rave",
+        "off",
+        "--priors",
+        "none",
+        "--ownership-playouts",
+        "50",
+        "--playouts",
+    ]
     ctl = tmp_path / "playouts.ctl"
     ctl.write_text(
         "competition_type = 'mc_tuner'\n"

@@ -41,9 +41,7 @@ WIDTH, HEIGHT = 100, 40
 
 
 def options(parallel: int = 2, max_games: int | None = None) -> RunOptions:
-    return RunOptions(
-        parallel=parallel, max_games=max_games, keyboard=False, handle_signals=False
-    )
+    return RunOptions(parallel=parallel, max_games=max_games, keyboard=False, handle_signals=False)
 
 
 def games_on_screen(lines: list[str]) -> dict[str, list[str]]:
