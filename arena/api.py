@@ -37,9 +37,9 @@ from typing import Any
 
 import attrs
 
+from arena.competitions.loader import load_control_file
 from arena.competitions.snapshots import CompetitionSnapshot
 from arena.control.config import CompetitionConfig, MatchupConfig, PlayoffSettings
-from arena.control.loader import load_control_file
 from arena.control.openings import OpeningBook, check_book, parse_openings
 from arena.control.settings import (
     GAME_SETTINGS,
@@ -52,9 +52,9 @@ from arena.control.settings import (
     token_factory,
 )
 from arena.errors import ControlFileError
+from arena.events import Event, EventBus, GameFinished, RunState
 from arena.results import GameRecord, GameResult
 from arena.run.engines import StderrRoute
-from arena.run.events import Event, EventBus, GameFinished, RunState
 from arena.run.executor import LocalExecutor
 from arena.run.ringmaster import Ringmaster, RunOptions, StartupCheckFailed
 from arena.store.files import CompetitionFiles

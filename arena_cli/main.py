@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from arena.competitions.base import Competition
+from arena.competitions.loader import load_control_file
 from arena.control.config import CompetitionConfig
-from arena.control.loader import load_control_file
 from arena.control.settings import cluster_address
 from arena.errors import ControlFileError, RunError, StateError
 from arena.reports.export import EXPORT_FORMATS, export_command
@@ -323,7 +323,7 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
     # above don't import it, which keeps `arena show` fast to start.
     import trio
 
-    from arena.run.events import RunState
+    from arena.events import RunState
     from arena.run.ringmaster import RunOptions, check_players
 
     if action == "watch":

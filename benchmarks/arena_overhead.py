@@ -32,8 +32,8 @@ from pathlib import Path
 
 import trio
 
+from arena.competitions.loader import load_control_file
 from arena.competitions.playoff import Playoff
-from arena.control.loader import load_control_file
 from arena.results import EndReason, GameJob, GameRecord, GameResult, PlayedMove
 from arena.run.ringmaster import RunOptions, run_competition
 from arena.store.files import CompetitionFiles

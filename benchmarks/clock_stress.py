@@ -63,10 +63,10 @@ import trio
 from load import cpu_hog  # this script's folder
 from minimal_controller import Script, drive
 
+from arena.competitions.loader import load_control_file
 from arena.control.config import CompetitionConfig
-from arena.control.loader import load_control_file
+from arena.events import Event, EventBus, GameFinished, RunState, RunStateChanged
 from arena.results import EndReason, GameRecord
-from arena.run.events import Event, EventBus, GameFinished, RunState, RunStateChanged
 from arena.run.ringmaster import RunOptions, run_competition
 from gtp.vertex import Colour
 

@@ -50,7 +50,7 @@ from typing import Any
 import psutil
 import trio
 
-from arena.control.loader import load_control_file
+from arena.competitions.loader import load_control_file
 from arena.run.cluster import DaskExecutor, open_cluster
 from arena.run.ringmaster import RunOptions, run_competition
 

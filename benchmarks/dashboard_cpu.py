@@ -36,7 +36,7 @@ import trio
 from rich.console import Console
 
 import tui.live
-from arena.control.loader import load_control_file
+from arena.competitions.loader import load_control_file
 from arena.run.ringmaster import RunOptions, run_competition
 
 ENGINE = str(Path(__file__).with_name("instant_engine.py"))

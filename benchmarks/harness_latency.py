@@ -60,7 +60,7 @@ import trio
 from arena_overhead import ENGINE, cpu_seconds, run_games, write_ctl  # this script's folder
 from minimal_controller import Script, drive
 
-from arena.control.loader import load_control_file
+from arena.competitions.loader import load_control_file
 from arena.run.ringmaster import RunOptions, run_competition
 
 

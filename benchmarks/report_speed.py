@@ -43,8 +43,8 @@ from pathlib import Path
 
 from show_speed import control_file  # this directory: the same all-play-all as show_speed
 
+from arena.competitions.loader import load_control_file
 from arena.competitions.registry import make_competition
-from arena.control.loader import load_control_file
 from arena.reports.history import load_history
 from arena.reports.html import render_html
 from arena.reports.html_pages import PageInputs

@@ -35,8 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from arena.competitions.loader import load_control_file
 from arena.competitions.registry import make_competition
-from arena.control.loader import load_control_file
 from arena.results import EndReason, GameResult
 from arena.stats.elo import score_from_elo
 from arena.store.files import CompetitionFiles

@@ -289,7 +289,7 @@ def continuous(kind: str, config: Any, runs: int, slots: int) -> dict[str, Any]:
 def real_arena(directory: Path, runs: int, parallel: int) -> dict[str, Any]:
     import trio
 
-    from arena.control.loader import load_control_file
+    from arena.competitions.loader import load_control_file
     from arena.run.ringmaster import RunOptions, run_competition
     from arena.store.files import CompetitionFiles
     from arena.store.journal import read_state
@@ -325,7 +325,7 @@ def main() -> int:
     options = parser.parse_args()
     if options.quick:
         options.mc_runs, options.runs, options.real_runs = 40, 6, 1
-    from arena.control.loader import load_control_file
+    from arena.competitions.loader import load_control_file
 
     figures: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as name:

@@ -18,7 +18,7 @@ from types import ModuleType
 import pytest
 from sgfmill import sgf
 
-from arena.control.loader import load_control_file
+from arena.competitions.loader import load_control_file
 from arena.results import EndReason, GameResult
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, StateStore, VoidEntry

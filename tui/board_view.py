@@ -21,7 +21,7 @@ from typing import Final
 
 from rich.text import Text
 
-from arena.run.events import BoardPicture, ClockFace
+from arena.events import BoardPicture, ClockFace
 from gtp.vertex import COLUMN_LETTERS, Colour, Move, format_vertex
 from tui.tables import line
 from tui.tracker import PositionView

@@ -32,7 +32,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 
-from arena.run.events import RunState
+from arena.events import RunState
 from tui.board_view import clock_cells, position_lines, position_natural_height
 from tui.competition_tables import competition_lines, competition_natural_height
 from tui.tables import Cell, Column, format_duration, line, more, table_lines

@@ -14,7 +14,7 @@ three outputs to the run's events:
   read; a resized terminal is redrawn at once (SIGWINCH).
 
 Keys: the ringmaster reads Ctrl-X (stop after the games in progress) from the
-terminal and passes the other keys on as :class:`arena.run.events.KeyPressed`
+terminal and passes the other keys on as :class:`arena.events.KeyPressed`
 events (``n`` or Tab, ``p``: the next or previous game's board, drawn at
 once); Ctrl-C is SIGINT, which stops the run at once.  The arena writes
 nothing on the terminal under the dashboard: its warnings are events, shown
@@ -35,8 +35,8 @@ from rich.text import Text
 
 from arena.control.config import CompetitionConfig
 from arena.errors import lone_exception
+from arena.events import ChannelSubscriber, Event, EventBus, open_event_channel
 from arena.output.plain import PlainLines
-from arena.run.events import ChannelSubscriber, Event, EventBus, open_event_channel
 from arena.run.executor import Executor
 from arena.run.keys import stdin_is_foreground_terminal
 from arena.run.ringmaster import RunOptions, RunSummary, run_competition

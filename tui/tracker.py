@@ -1,13 +1,13 @@
 """The dashboard's memory of a run: arena events folded into a frozen :class:`DashboardView`.
 
-:class:`RunTracker` is fed the ringmaster's events (:mod:`arena.run.events`) by the
+:class:`RunTracker` is fed the ringmaster's events (:mod:`arena.events`) by the
 live display, or events rebuilt from the competition's files by ``arena
 watch`` (:mod:`tui.watch`), and answers :meth:`RunTracker.view` at any moment.
 It keeps the games in progress, the last results (seeded from the journal
 when a run resumes, :meth:`RunTracker.add_past_results`), each game's latest
 clocks and board (from the move events that carry them), which game's board
 is shown (the keys of :meth:`RunTracker.step_board`, as
-:class:`arena.run.events.KeyPressed` events), the counters and the last
+:class:`arena.events.KeyPressed` events), the counters and the last
 engine warnings, and the latest competition snapshot (turned into a view by
 :mod:`tui.views` only when a frame is drawn, so a game result costs little).
 
@@ -44,8 +44,7 @@ from typing import Final
 import attrs
 
 from arena.competitions.snapshots import CompetitionSnapshot
-from arena.results import EndReason, GameResult
-from arena.run.events import (
+from arena.events import (
     BoardPicture,
     ClockFace,
     EngineStderr,
@@ -61,6 +60,7 @@ from arena.run.events import (
     TreeDump,
     WorkersChanged,
 )
+from arena.results import EndReason, GameResult
 from arena.store.journal import JournalEntry, ResultEntry
 from gtp.vertex import Colour, Move
 from tui.views import CompetitionDetail, CompetitionView, Counts, competition_view

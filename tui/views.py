@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from arena.competitions.matchstats import format_elo, format_elo_brief
 from arena.competitions.snapshots import (
     AllPlayAllSnapshot,
     CeTunerSnapshot,
@@ -28,7 +29,6 @@ from arena.competitions.snapshots import (
     TunerSnapshot,
 )
 from arena.control.settings import GameSettings
-from arena.stats.matchstats import format_elo, format_elo_brief
 from arena.stats.ratings import PlayerRating
 
 

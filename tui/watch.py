@@ -4,7 +4,7 @@ The watcher never takes the run lock for long and never writes.  A few times
 a second it looks at the competition's files and feeds what is new to the
 same :class:`tui.tracker.RunTracker` the live display uses:
 
-* ``X.events`` (JSON lines, :mod:`arena.run.events`): the run's own events,
+* ``X.events`` (JSON lines, :mod:`arena.events`): the run's own events,
   decoded as they were emitted: runs starting and ending, games starting and
   finishing, their move numbers, clocks and boards (a line a second at most),
   engine warnings.
@@ -50,14 +50,14 @@ from rich.console import Console
 from arena.competitions.snapshots import CeTunerSnapshot, CompetitionSnapshot
 from arena.control.config import CompetitionConfig
 from arena.errors import StateError
-from arena.output.wording import finished_line
-from arena.run.events import (
+from arena.events import (
     GameFinished,
     KeyPressed,
     RunState,
     RunStateChanged,
     event_from_json,
 )
+from arena.output.wording import finished_line
 from arena.run.keys import watch_keys
 from arena.store.files import CompetitionFiles, is_running
 from arena.store.journal import read_state

@@ -1,7 +1,7 @@
 """The cross-entropy tuner competition (``ce_tuner``): generations, results, state, snapshot.
 
 Owns :class:`CeTuner`, which implements :class:`arena.competitions.base.Competition`
-with the arithmetic of :mod:`arena.competitions.cem` and the settings read by
+with the arithmetic of :mod:`arena.tuning.cem` and the settings read by
 :mod:`arena.control.ce_tuner`; its snapshot is
 :class:`arena.competitions.snapshots.CeTunerSnapshot`.
 
@@ -39,14 +39,6 @@ from typing import Any, Final
 import attrs
 
 from arena.competitions.base import PlayerCheck, with_referee_checks
-from arena.competitions.cem import (
-    FinishedGeneration,
-    Gaussian,
-    Sample,
-    elite_count,
-    finish_generation,
-    ranking,
-)
 from arena.competitions.playoff import GameNumbers
 from arena.competitions.snapshots import (
     CeCandidate,
@@ -71,6 +63,14 @@ from arena.control.settings import PlayerConfig, Where
 from arena.errors import StateError
 from arena.reports.ce_tuner import generation_lines
 from arena.results import EndReason, GameJob, GameResult
+from arena.tuning.cem import (
+    FinishedGeneration,
+    Gaussian,
+    Sample,
+    elite_count,
+    finish_generation,
+    ranking,
+)
 from gtp.vertex import Colour
 
 GAME_ID: Final = re.compile(r"g(\d+)#(\d+)r(\d+)")

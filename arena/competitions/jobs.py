@@ -6,7 +6,7 @@ the game settings (time control and margin included), the event text and,
 with an opening suite, the opening.  With openings, games ``2k`` and
 ``2k + 1`` of a pairing are a colour-swapped pair that both start from pair
 ``k``'s opening (:meth:`arena.control.openings.OpeningBook.for_pair`); the
-pair statistics (:class:`arena.stats.matchstats.PairCounter`) count exactly
+pair statistics (:class:`arena.competitions.matchstats.PairCounter`) count exactly
 these pairs.
 
 A type that chooses who plays each game (a tuner: which candidate plays the

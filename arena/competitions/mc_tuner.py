@@ -1,7 +1,7 @@
 """The Monte Carlo tuner competition (``mc_tuner``): scheduling, results, state, snapshot.
 
 Owns :class:`McTuner`, which implements :class:`arena.competitions.base.Competition`
-on top of the bandit in :mod:`arena.competitions.tuner_tree`, with the settings read by
+on top of the bandit in :mod:`arena.tuning.tuner_tree`, with the settings read by
 :mod:`arena.control.tuner`, its snapshot in :mod:`arena.competitions.snapshots`.
 
 Games: ids are game numbers (``0``, ``1``...; zero-padded to the width of
@@ -51,9 +51,6 @@ from arena.competitions.tuner_common import (
     refuse_changed,
     refuse_changed_parameters,
 )
-from arena.competitions.tuner_scales import ExplicitScale, LinearScale, LogScale, ParameterSpec
-from arena.competitions.tuner_tree import Node, TunerTree
-from arena.competitions.tuner_tree import Path as TreePath
 from arena.control.config import CompetitionConfig
 from arena.control.settings import PlayerConfig, Where
 from arena.control.tuner import candidate_player, tuner_settings
@@ -61,6 +58,9 @@ from arena.errors import StateError
 from arena.reports.tuner import tree_dump
 from arena.results import GameJob, GameResult
 from arena.stats.elo import wilson_interval
+from arena.tuning.tuner_scales import ExplicitScale, LinearScale, LogScale, ParameterSpec
+from arena.tuning.tuner_tree import Node, TunerTree
+from arena.tuning.tuner_tree import Path as TreePath
 
 
 @attrs.frozen

@@ -22,6 +22,15 @@ import attrs
 
 from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.jobs import make_job, second_of_pair
+from arena.competitions.matchstats import (
+    MatchupStats,
+    PairCounter,
+    SprtOutcome,
+    check_sprt,
+    matchup_stats,
+    matchup_wdl,
+    player_score,
+)
 from arena.competitions.snapshots import (
     MatchupCounts,
     MatchupSnapshot,
@@ -32,15 +41,6 @@ from arena.control.config import CompetitionConfig, MatchupConfig
 from arena.errors import StateError
 from arena.results import EndReason, GameJob, GameResult
 from arena.stats.elo import WDL
-from arena.stats.matchstats import (
-    MatchupStats,
-    PairCounter,
-    SprtOutcome,
-    check_sprt,
-    matchup_stats,
-    matchup_wdl,
-    player_score,
-)
 from gtp.vertex import Colour
 
 

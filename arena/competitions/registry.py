@@ -17,7 +17,6 @@ from arena.competitions.ce_tuner import CeTuner
 from arena.competitions.mc_tuner import McTuner
 from arena.competitions.playoff import Playoff
 from arena.competitions.spsa_tuner import SpsaTuner
-from arena.competitions.tuner_scales import PREDEFINED_SCALES
 from arena.control.allplayall import parse_allplayall
 from arena.control.ce_tuner import parse_ce_tuner
 from arena.control.config import CompetitionConfig
@@ -25,6 +24,7 @@ from arena.control.namespace import ControlFile
 from arena.control.playoff import parse_playoff
 from arena.control.spsa_tuner import parse_spsa_tuner
 from arena.control.tuner import parse_mc_tuner
+from arena.tuning.tuner_scales import PREDEFINED_SCALES
 
 
 @attrs.frozen

@@ -12,9 +12,9 @@ from collections.abc import Mapping
 
 import attrs
 
+from arena.competitions.matchstats import MatchupStats
 from arena.control.settings import GameSettings
 from arena.stats.elo import DEFAULT_CONFIDENCE, Interval
-from arena.stats.matchstats import MatchupStats
 from arena.stats.ratings import Ratings
 from gtp.vertex import Colour
 

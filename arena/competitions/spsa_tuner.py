@@ -1,7 +1,7 @@
 """The SPSA tuner competition (``spsa_tuner``): iterations, results, state, snapshot.
 
 Owns :class:`SpsaTuner`, which implements :class:`arena.competitions.base.Competition`
-with the arithmetic of :mod:`arena.competitions.spsa` and the settings read
+with the arithmetic of :mod:`arena.tuning.spsa` and the settings read
 by :mod:`arena.control.spsa_tuner`; its snapshot is
 :class:`arena.competitions.snapshots.SpsaTunerSnapshot`.
 
@@ -46,13 +46,6 @@ from arena.competitions.snapshots import (
     SpsaRunningGame,
     SpsaTunerSnapshot,
 )
-from arena.competitions.spsa import (
-    Vector,
-    pair_result,
-    perturbation,
-    perturbed,
-    update,
-)
 from arena.competitions.tuner_common import (
     TunerBookkeeping,
     VoidGames,
@@ -66,6 +59,13 @@ from arena.control.settings import PlayerConfig, Where
 from arena.control.spsa_tuner import spsa_candidate_player, spsa_settings
 from arena.errors import StateError
 from arena.results import GameJob, GameResult
+from arena.tuning.spsa import (
+    Vector,
+    pair_result,
+    perturbation,
+    perturbed,
+    update,
+)
 from gtp.vertex import Colour
 
 GAME_ID: Final = re.compile(r"(\d+)_([01])")

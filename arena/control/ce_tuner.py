@@ -22,7 +22,6 @@ from typing import Any, Final
 
 import attrs
 
-from arena.competitions.cem import Gaussian, Sample
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
 from arena.control.openings import OpeningBook, openings_setting
@@ -42,6 +41,7 @@ from arena.control.tuner_common import (
     required_positive,
     user_error,
 )
+from arena.tuning.cem import Gaussian, Sample
 from gtp.vertex import Colour
 
 CE_PARAMETER_ARGUMENTS: Final = ("code", "initial_mean", "initial_variance", "transform", "format")

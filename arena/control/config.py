@@ -1,6 +1,6 @@
 """The frozen configuration a control file becomes: the competition and its playoff matchups.
 
-Pure values, no parsing: :mod:`arena.control.loader` builds them, the
+Pure values, no parsing: :mod:`arena.competitions.loader` builds them, the
 competitions (:mod:`arena.competitions`) and the run loop read them.  Each
 competition type keeps its own settings in ``CompetitionConfig.specific``
 (:class:`PlayoffSettings` for playoffs).

@@ -1,6 +1,6 @@
 """A control file once run: its namespace, the line of each name, and the settings asked for.
 
-The loader (:mod:`arena.control.loader`) runs the file; each competition
+The loader (:mod:`arena.competitions.loader`) runs the file; each competition
 type's parser reads settings from a :class:`ControlFile` and reports a bad
 one with :meth:`ControlFile.where` (file, line and setting).  Every name a
 parser asks about is remembered: together they are the settings this

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from arena.control.config import MatchupConfig, PlayoffSettings
 from arena.control.namespace import ControlFile
@@ -19,6 +19,7 @@ from arena.control.settings import (
     ConfigToken,
     Where,
     as_bool,
+    as_float,
     as_identifier,
     as_int,
     as_str,
@@ -27,7 +28,6 @@ from arena.control.settings import (
     interpret_game_setting,
 )
 from arena.stats.elo import SPRT
-from arena.stats.matchstats import sprt_from_control
 
 MATCHUP_ARGUMENTS: Final = (
     "id",
@@ -163,3 +163,30 @@ def _parse_matchup(
         sprt=sprt,
         openings=openings,
     )
+
+
+def sprt_from_control(value: object, where: Where) -> SPRT | None:
+    """A matchup's ``sprt=SPRT(elo0, elo1, alpha, beta, model=...)`` setting, checked."""
+    if value is None:
+        return None
+    if not isinstance(value, ConfigToken) or value.kind != "SPRT":
+        raise where.error(f"expected SPRT(elo0, elo1, alpha, beta), not {describe_value(value)}")
+    arguments = [as_float(arg, where) for arg in value.args]
+    keywords: dict[str, Any] = {
+        name: as_float(arg, where.child(f".{name}"))
+        for name, arg in value.kwargs.items()
+        if name != "model"
+    }
+    if "model" in value.kwargs:
+        model = value.kwargs["model"]
+        if model is not None and not isinstance(model, str):
+            raise where.error(
+                f"SPRT model must be 'trinomial' or 'pentanomial', not {describe_value(model)}"
+            )
+        keywords["model"] = model
+    try:
+        return SPRT(*arguments, **keywords)
+    except TypeError:
+        raise where.error("SPRT takes elo0, elo1 and optionally alpha, beta and model") from None
+    except ValueError as exc:
+        raise where.error(str(exc)) from None

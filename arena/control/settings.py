@@ -3,7 +3,7 @@
 Owns the ``Player`` settings (:class:`PlayerConfig`) and the game settings
 (:class:`GameSettings`, time control included).  The value checkers every
 competition type uses live in :mod:`arena.control.values` (and are importable
-from here too); :mod:`arena.control.loader` runs the file and assembles the
+from here too); :mod:`arena.competitions.loader` runs the file and assembles the
 competition from these.
 """
 

@@ -20,7 +20,6 @@ from typing import Final
 
 import attrs
 
-from arena.competitions.spsa import Axis, Schedule
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
 from arena.control.openings import OpeningBook, openings_setting
@@ -36,6 +35,7 @@ from arena.control.tuner_common import (
     reject_other_types_settings,
     required_positive,
 )
+from arena.tuning.spsa import Axis, Schedule
 
 SPSA_PARAMETER_ARGUMENTS: Final = ("code", "start", "min", "max", "c_end", "r_end", "format")
 _NO_OPPONENT: Final = "the games are theta + c*delta against theta - c*delta, in both colours"

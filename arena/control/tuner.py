@@ -19,9 +19,6 @@ from typing import Final
 
 import attrs
 
-from arena.competitions.tuner_scales import ExplicitScale, ParameterSpec, centres
-from arena.competitions.tuner_tree import SELECTION_RULES, SelectionRule, Space
-from arena.competitions.tuner_tree import Path as TreePath
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
 from arena.control.openings import OpeningBook, openings_setting
@@ -50,6 +47,9 @@ from arena.control.tuner_common import (
     required,
     user_error,
 )
+from arena.tuning.tuner_scales import ExplicitScale, ParameterSpec, centres
+from arena.tuning.tuner_tree import SELECTION_RULES, SelectionRule, Space
+from arena.tuning.tuner_tree import Path as TreePath
 from gtp.vertex import Colour
 
 PARAMETER_ARGUMENTS: Final = ("code", "scale", "split", "format")

@@ -31,8 +31,8 @@ from typing import IO, Final
 import attrs
 import trio
 
+from arena.events import Event, GameFinished, GameStarted, MovePlayed, event_to_json
 from arena.output.wording import history_lines, log_line
-from arena.run.events import Event, GameFinished, GameStarted, MovePlayed, event_to_json
 from arena.store.files import CompetitionFiles
 
 # A game's latest move goes to X.events at most this often (a watcher redraws at 4 Hz).

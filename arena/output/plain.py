@@ -12,8 +12,8 @@ from typing import IO
 
 import attrs
 
+from arena.events import Event
 from arena.output.wording import PlainWording
-from arena.run.events import Event
 
 
 @attrs.define

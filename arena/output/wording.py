@@ -1,6 +1,6 @@
 """The words: every human-readable line the arena writes about a run, in one place.
 
-Pure functions of the events (:mod:`arena.run.events`): what ``X.log`` says
+Pure functions of the events (:mod:`arena.events`): what ``X.log`` says
 (:func:`log_line`), what ``X.hist`` says (:func:`history_lines`) and what a
 run prints on stdout and stderr when it is not drawing the dashboard
 (:class:`PlainWording`).  Nothing reads these lines back: ``arena watch``
@@ -9,8 +9,7 @@ follows ``X.events``, so the wording may change freely.
 
 from __future__ import annotations
 
-from arena.results import ArenaLatency, GameResult
-from arena.run.events import (
+from arena.events import (
     EngineStderr,
     Event,
     GameFinished,
@@ -21,6 +20,7 @@ from arena.run.events import (
     TreeDump,
     WorkersChanged,
 )
+from arena.results import ArenaLatency, GameResult
 
 ENDED_STATES = frozenset({RunState.FINISHED, RunState.STOPPED, RunState.HALTED})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from arena.competitions.matchstats import format_elo, format_elo_interval
 from arena.competitions.snapshots import AllPlayAllSnapshot, GridCell
 from arena.reports.playoff import (
     _Column,
@@ -11,7 +12,6 @@ from arena.reports.playoff import (
     format_float,
     matchup_summary,
 )
-from arena.stats.matchstats import format_elo, format_elo_interval
 
 
 def _cell_text(cell: GridCell | None) -> str:

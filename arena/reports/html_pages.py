@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from arena.competitions.matchstats import format_elo, format_elo_brief, stats_lines
 from arena.competitions.snapshots import AllPlayAllSnapshot, MatchupSnapshot, PlayoffSnapshot
 from arena.reports import plots
 from arena.reports.html_common import (
@@ -34,7 +35,6 @@ from arena.reports.series import (
     ratings_series,
 )
 from arena.results import GameResult
-from arena.stats.matchstats import format_elo, format_elo_brief, stats_lines
 
 MAX_PAIRING_PLOTS = 10  # an all-play-all draws each pairing's Elo curve up to this many pairings
 

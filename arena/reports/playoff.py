@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
+from arena.competitions.matchstats import stats_lines
 from arena.competitions.snapshots import MatchupCounts, MatchupSnapshot, PlayoffSnapshot
-from arena.stats.matchstats import stats_lines
 
 
 def format_float(value: float) -> str:

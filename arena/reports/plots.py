@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 from matplotlib.transforms import ScaledTranslation
 
+from arena.competitions.matchstats import format_elo
 from arena.reports.series import ColourRecord, EloSeries, PlayerRecord, RatingsSeries
 from arena.reports.svg import (
     YLABEL,
@@ -30,7 +31,6 @@ from arena.reports.svg import (
 )
 from arena.results import EndReason
 from arena.stats.elo import SPRT
-from arena.stats.matchstats import format_elo
 from arena.stats.ratings import Ratings
 from gtp.vertex import Colour
 

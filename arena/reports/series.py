@@ -18,10 +18,10 @@ from typing import Final
 
 import attrs
 
+from arena.competitions.matchstats import player_score
 from arena.competitions.snapshots import MatchupSnapshot
 from arena.results import EndReason, GameResult
 from arena.stats.elo import DEFAULT_CONFIDENCE, WDL, Interval, elo_estimate, wilson_interval
-from arena.stats.matchstats import player_score
 from arena.stats.ratings import Ratings, bradley_terry
 from gtp.vertex import Colour
 

@@ -1,7 +1,7 @@
 """The Monte Carlo tuner's plots: where in the parameter space the games went, and how they went.
 
 Candidates sit in the tuner's optimiser space (the unit cube, one axis per
-parameter; :mod:`arena.competitions.tuner_tree`), with ticks at the first
+parameter; :mod:`arena.tuning.tuner_tree`), with ticks at the first
 generation's centres labelled with the engine values.  With one parameter the
 candidates are a row: win rate with its interval above, games below.  With
 two, a map: one disc per candidate, its area the games it played, its colour

@@ -21,13 +21,13 @@ import attrs
 
 from arena.competitions.snapshots import CeTunerSnapshot, SpsaTunerSnapshot
 from arena.competitions.tuner_common import candidate_score
-from arena.competitions.tuner_scales import centres
 from arena.control.ce_tuner import CeTunerSettings
 from arena.control.spsa_tuner import SpsaTunerSettings
 from arena.control.tuner import McTunerSettings
 from arena.reports.series import ELO_POINTS, checkpoints
 from arena.results import GameResult
 from arena.stats.elo import DEFAULT_CONFIDENCE, Interval, wilson_interval
+from arena.tuning.tuner_scales import centres
 from gtp.vertex import Colour
 
 _NAMED: Final = re.compile(r"^[A-Za-z_][\w ]*:\s+")

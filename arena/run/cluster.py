@@ -17,7 +17,7 @@ through the trio token: no thread is blocked per game.  Dask events come back
 the same way: the workers' progress messages on the run's topic (game started
 on worker W, latest move, stderr lines) and the scheduler's ``add-worker`` /
 ``remove-worker`` events, which keep the table of workers that
-:meth:`DaskExecutor.emit_events` reports as :class:`arena.run.events.WorkersChanged`.
+:meth:`DaskExecutor.emit_events` reports as :class:`arena.events.WorkersChanged`.
 
 Faults:
 
@@ -51,10 +51,10 @@ import trio
 
 from arena.competitions.base import PlayerCheck
 from arena.errors import RunError
+from arena.events import Event, RunWarning, WorkersChanged
 from arena.results import GameJob, GameRecord
 from arena.run.bridge import LoopThread
 from arena.run.engines import StderrRoute
-from arena.run.events import Event, RunWarning, WorkersChanged
 from arena.run.executor import ExecutorLost, GameLost, GameStartedHook, PlayGame
 from arena.run.match import MatchOptions
 from arena.run.remote import (

@@ -29,10 +29,10 @@ import trio
 
 from arena.competitions.base import PlayerCheck
 from arena.errors import RunError
+from arena.events import Event
 from arena.results import GameJob, GameRecord
 from arena.run.affinity import SlotCores
 from arena.run.engines import EngineProvider, GroupWatch, StderrRoute, check_player
-from arena.run.events import Event
 from arena.run.match import MatchOptions, play_game
 from gtp.errors import EngineStartError
 

@@ -9,7 +9,7 @@ hands the record to the competition and to the record writer
 happens off the event loop, and a game is announced as finished only once it
 is durable.
 
-The ringmaster reports only by emitting events (:mod:`arena.run.events`) on
+The ringmaster reports only by emitting events (:mod:`arena.events`) on
 its bus; it never prints and never writes log text.  ``arena run`` subscribes
 the log files and either the dashboard or plain lines; the library API
 (:mod:`arena.api`) runs the same loop over an in-memory store.
@@ -40,12 +40,7 @@ from arena.competitions.registry import make_competition
 from arena.competitions.snapshots import CompetitionSnapshot
 from arena.control.config import CompetitionConfig
 from arena.errors import RunError, lone_exception
-from arena.output.files import GtpLogs, RunFiles
-from arena.reports.text import competition_report
-from arena.results import GameJob, GameRecord
-from arena.run.affinity import SlotCores, available_cores, pinning_supported, slot_cores
-from arena.run.engines import StderrRoute, check_player
-from arena.run.events import (
+from arena.events import (
     BoardPicture,
     EngineStderr,
     EventBus,
@@ -62,6 +57,11 @@ from arena.run.events import (
     clock_face,
     looks_like_warning,
 )
+from arena.output.files import GtpLogs, RunFiles
+from arena.reports.text import competition_report
+from arena.results import GameJob, GameRecord
+from arena.run.affinity import SlotCores, available_cores, pinning_supported, slot_cores
+from arena.run.engines import StderrRoute, check_player
 from arena.run.executor import Executor, ExecutorLost, GameLost, LocalExecutor, PlayGame
 from arena.run.game import Game
 from arena.run.keys import CTRL_X, watch_keys

@@ -319,7 +319,7 @@ class SPRT:
     ``model`` is what the test counts: ``"trinomial"`` (games: loss, draw, win),
     ``"pentanomial"`` (colour-swapped pairs scoring 0, ½, 1, 1½ or 2), or None to
     choose by the matchup (pairs when its colours alternate, see
-    :func:`arena.stats.matchstats.sprt_model`).
+    :func:`arena.competitions.matchstats.sprt_model`).
     """
 
     elo0: float = attrs.field(converter=float)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.competitions.loader import load_control_file
 from arena.control.config import CompetitionConfig
-from arena.control.loader import load_control_file
 from arena.results import EndReason, GameResult
 from gtp.vertex import Colour
 

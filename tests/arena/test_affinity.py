@@ -14,8 +14,8 @@ import pytest
 
 from arena.competitions.base import PlayerCheck
 from arena.errors import ControlFileError
+from arena.events import Event, EventBus, RunWarning
 from arena.run.affinity import AffinityError, slot_cores
-from arena.run.events import Event, EventBus, RunWarning
 from arena.run.executor import LocalExecutor, PlayGame
 from arena.run.ringmaster import RunError, RunOptions, run_competition
 from arena_cli.main import main

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from arena.competitions.allplayall import AllPlayAll
+from arena.competitions.loader import load_control_file
 from arena.competitions.registry import make_competition
 from arena.competitions.snapshots import AllPlayAllSnapshot
 from arena.control.allplayall import competitor_letter
-from arena.control.loader import load_control_file
 from arena.errors import ControlFileError, StateError
 from arena.reports.allplayall import results_grid
 from arena.reports.text import competition_report

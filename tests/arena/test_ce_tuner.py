@@ -10,19 +10,19 @@ from pathlib import Path
 import pytest
 
 from arena.competitions.ce_tuner import CeTuner
-from arena.competitions.cem import (
+from arena.competitions.loader import load_control_file
+from arena.competitions.registry import make_competition
+from arena.control.ce_tuner import ce_settings
+from arena.errors import ControlFileError, StateError
+from arena.reports.text import competition_report
+from arena.results import EndReason, GameJob, GameResult
+from arena.tuning.cem import (
     Gaussian,
     elite_count,
     finish_generation,
     ranking,
     update_distribution,
 )
-from arena.competitions.registry import make_competition
-from arena.control.ce_tuner import ce_settings
-from arena.control.loader import load_control_file
-from arena.errors import ControlFileError, StateError
-from arena.reports.text import competition_report
-from arena.results import EndReason, GameJob, GameResult
 from gtp.vertex import Colour
 
 # Gomill's sample control file (cem_tuner.rst), only the two engine commands replaced.

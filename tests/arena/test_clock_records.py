@@ -11,6 +11,7 @@ from arena.competitions.playoff import Playoff
 from arena.control.openings import Opening
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TimeControl
+from arena.events import GameFinished
 from arena.output.wording import log_line
 from arena.reports.playoff import playoff_report
 from arena.results import (
@@ -22,7 +23,6 @@ from arena.results import (
     MoveTimes,
     PlayedMove,
 )
-from arena.run.events import GameFinished
 from arena.store.sgf import build_sgf
 from gtp.vertex import Colour, Move
 

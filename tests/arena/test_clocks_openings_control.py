@@ -8,9 +8,9 @@ import pytest
 
 from arena.competitions.allplayall import AllPlayAll
 from arena.competitions.base import Competition
+from arena.competitions.loader import load_control_file
 from arena.competitions.mc_tuner import McTuner
 from arena.competitions.playoff import Playoff
-from arena.control.loader import load_control_file
 from arena.control.timecontrol import TimeControl
 from arena.results import EndReason, GameJob, GameResult
 from gtp.vertex import Colour

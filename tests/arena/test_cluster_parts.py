@@ -17,12 +17,9 @@ import trio
 from rich.console import Console
 
 from arena.competitions.base import PlayerCheck
-from arena.control.loader import load_control_file
+from arena.competitions.loader import load_control_file
 from arena.errors import ControlFileError
-from arena.results import EndReason, GameJob, GameRecord, GameResult, PlayedMove
-from arena.run.bridge import LoopThread
-from arena.run.cluster import game_resources, void_record
-from arena.run.events import (
+from arena.events import (
     Event,
     EventBus,
     GameStarted,
@@ -31,6 +28,9 @@ from arena.run.events import (
     event_from_json,
     event_to_json,
 )
+from arena.results import EndReason, GameJob, GameRecord, GameResult, PlayedMove
+from arena.run.bridge import LoopThread
+from arena.run.cluster import game_resources, void_record
 from arena.run.executor import ExecutorLost, GameLost, GameStartedHook, PlayGame
 from arena.run.match import MatchOptions
 from arena.run.remote import RemoteGame, parse_move_text

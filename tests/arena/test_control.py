@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.control.loader import load_control_file
+from arena.competitions.loader import load_control_file
 from arena.errors import ControlFileError
 
 HEADER = "competition_type = 'playoff'\n"

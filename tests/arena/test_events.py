@@ -8,8 +8,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from arena.results import ArenaLatency, EndReason, GameResult, MoveTimes
-from arena.run.events import (
+from arena.events import (
     EngineStderr,
     Event,
     EventBus,
@@ -24,6 +23,7 @@ from arena.run.events import (
     event_from_json,
     event_to_json,
 )
+from arena.results import ArenaLatency, EndReason, GameResult, MoveTimes
 from arena.run.ringmaster import RunOptions, run_competition
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, iter_journal

@@ -21,9 +21,9 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from arena.competitions.loader import load_control_file
 from arena.competitions.registry import make_competition
 from arena.competitions.snapshots import AllPlayAllSnapshot
-from arena.control.loader import load_control_file
 from arena.errors import ControlFileError
 from arena.reports import plots
 from arena.reports.history import load_history

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.competitions.cem import ranking
+from arena.competitions.loader import load_control_file
 from arena.competitions.snapshots import CeTunerSnapshot, SpsaTunerSnapshot
-from arena.control.loader import load_control_file
 from arena.control.spsa_tuner import spsa_settings
 from arena.reports import trajectory_plots
 from arena.reports.history import load_history
@@ -36,6 +35,7 @@ from arena.stats.elo import Interval
 from arena.store.files import CompetitionFiles
 from arena.store.journal import read_state
 from arena.store.restore import load_competition
+from arena.tuning.cem import ranking
 from gtp.vertex import Colour
 
 from .test_html_report import _figure_texts, _play, report

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.competitions.matchstats import PairCounter, format_elo_brief, matchup_stats, stats_lines
 from arena.competitions.playoff import Playoff
 from arena.errors import ControlFileError
 from arena.reports.text import competition_report
@@ -19,7 +20,6 @@ from arena.stats.elo import (
     sprt_llr,
     sprt_llr_pentanomial,
 )
-from arena.stats.matchstats import PairCounter, format_elo_brief, matchup_stats, stats_lines
 from gtp.vertex import Colour
 
 from .helpers import playoff_config, result

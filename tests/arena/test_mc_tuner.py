@@ -10,9 +10,16 @@ from typing import Any
 
 import pytest
 
+from arena.competitions.loader import load_control_file
 from arena.competitions.mc_tuner import McTuner
 from arena.competitions.registry import make_competition
-from arena.competitions.tuner_tree import (
+from arena.control.tuner import tuner_settings
+from arena.errors import ControlFileError, StateError
+from arena.reports.text import competition_report
+from arena.results import EndReason, GameResult
+from arena.store.journal import LoadedState, ResultEntry
+from arena.store.restore import load_competition
+from arena.tuning.tuner_tree import (
     Node,
     SelectionRule,
     Space,
@@ -20,13 +27,6 @@ from arena.competitions.tuner_tree import (
     bernoulli_kl,
     kl_ucb_index,
 )
-from arena.control.loader import load_control_file
-from arena.control.tuner import tuner_settings
-from arena.errors import ControlFileError, StateError
-from arena.reports.text import competition_report
-from arena.results import EndReason, GameResult
-from arena.store.journal import LoadedState, ResultEntry
-from arena.store.restore import load_competition
 from gtp.vertex import Colour
 
 SETTINGS = {

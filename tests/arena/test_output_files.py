@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from arena.events import GameFinished, GameStarted, MovePlayed
 from arena.output.files import MOVE_LINE_SECONDS, RunFiles
 from arena.results import EndReason, GameResult
-from arena.run.events import GameFinished, GameStarted, MovePlayed
 from arena.store.files import CompetitionFiles
 from gtp.vertex import Colour, Move
 

@@ -11,10 +11,9 @@ import pytest
 import trio
 from sgfmill import sgf
 
+from arena.competitions.loader import load_control_file
 from arena.control.config import CompetitionConfig
-from arena.control.loader import load_control_file
-from arena.output.plain import PlainLines
-from arena.run.events import (
+from arena.events import (
     Event,
     EventBus,
     GameFinished,
@@ -23,6 +22,7 @@ from arena.run.events import (
     RunState,
     RunStateChanged,
 )
+from arena.output.plain import PlainLines
 from arena.run.ringmaster import RunError, RunOptions, RunSummary, run_competition
 from arena.store.files import CompetitionFiles, RunLock
 from arena.store.journal import ResultEntry, VoidEntry, iter_journal

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.competitions.spsa import (
+from arena.competitions.loader import load_control_file
+from arena.competitions.spsa_tuner import SpsaTuner
+from arena.control.spsa_tuner import spsa_settings
+from arena.errors import ControlFileError, StateError
+from arena.reports.text import competition_report
+from arena.results import EndReason, GameJob, GameResult
+from arena.tuning.spsa import (
     Axis,
     Schedule,
     pair_result,
@@ -17,12 +23,6 @@ from arena.competitions.spsa import (
     perturbed,
     update,
 )
-from arena.competitions.spsa_tuner import SpsaTuner
-from arena.control.loader import load_control_file
-from arena.control.spsa_tuner import spsa_settings
-from arena.errors import ControlFileError, StateError
-from arena.reports.text import competition_report
-from arena.results import EndReason, GameJob, GameResult
 from gtp.vertex import Colour
 
 SETTINGS: dict[str, str] = {

@@ -14,13 +14,13 @@ import pytest
 import trio
 
 from arena.competitions.base import PlayerCheck
-from arena.control.loader import load_control_file
+from arena.competitions.loader import load_control_file
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TimeControl
+from arena.events import Event, EventBus, RunState, RunWarning
 from arena.results import EndReason, GameJob, GameRecord
 from arena.run.clock import Charge, ClockReading
 from arena.run.engines import EngineProvider
-from arena.run.events import Event, EventBus, RunState, RunWarning
 from arena.run.executor import GameStartedHook, LocalExecutor, PlayGame
 from arena.run.match import MatchOptions, play_game
 from arena.run.ringmaster import RunOptions, check_players, run_competition

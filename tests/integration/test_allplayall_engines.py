@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sgfmill import sgf
 
-from arena.stats.matchstats import format_elo, format_elo_interval
+from arena.competitions.matchstats import format_elo, format_elo_interval
 from arena.stats.ratings import bradley_terry, tally_pairings
 from arena.store.files import CompetitionFiles
 

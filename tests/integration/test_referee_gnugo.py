@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
-from arena.control.loader import load_control_file
+from arena.competitions.loader import load_control_file
 from arena.control.settings import GameSettings
+from arena.events import RunState
 from arena.results import EndReason, GameResult
-from arena.run.events import RunState
 from arena.run.referee import Referee
 from arena.run.ringmaster import RunOptions, run_competition
 from arena.store.files import CompetitionFiles

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.competitions.loader import load_control_file
 from arena.competitions.mc_tuner import McTuner
-from arena.control.loader import load_control_file
 from arena.store.files import CompetitionFiles
 from arena.store.journal import read_state
 from arena.store.restore import load_competition

@@ -9,10 +9,10 @@ from pathlib import Path
 from rich.console import Console
 
 from arena.competitions.base import Competition
+from arena.competitions.loader import load_control_file
 from arena.competitions.registry import make_competition
-from arena.control.loader import load_control_file
+from arena.events import GameFinished, GameStarted, MovePlayed, RunState, RunStateChanged
 from arena.results import EndReason, GameResult
-from arena.run.events import GameFinished, GameStarted, MovePlayed, RunState, RunStateChanged
 from gtp.vertex import PASS, Colour
 from tui.dashboard import render_dashboard
 from tui.tracker import DashboardView, RunTracker

@@ -14,8 +14,8 @@ import attrs
 import trio
 
 from arena.competitions.base import PlayerCheck
+from arena.events import Event
 from arena.results import EndReason, GameJob, GameRecord, GameResult
-from arena.run.events import Event
 from arena.run.executor import GameStartedHook, PlayGame
 from arena.run.match import MatchOptions
 from gtp.errors import EngineStartError

@@ -12,11 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.control.loader import load_control_file
+from arena.competitions.loader import load_control_file
 from arena.control.timecontrol import TimeControl
-from arena.output.files import RunFiles
-from arena.run.clock import PlayerClock
-from arena.run.events import (
+from arena.events import (
     BoardPicture,
     ClockFace,
     Event,
@@ -31,6 +29,8 @@ from arena.run.events import (
     event_from_json,
     event_to_json,
 )
+from arena.output.files import RunFiles
+from arena.run.clock import PlayerClock
 from arena.run.keys import CTRL_X
 from arena.run.ringmaster import Ringmaster, RunOptions, run_competition
 from arena.store.files import CompetitionFiles

@@ -15,8 +15,8 @@ import attrs
 import pytest
 from rich.cells import cell_len
 
+from arena.events import EngineStderr, RunState, RunStateChanged
 from arena.results import EndReason, GameResult, MoveTimes
-from arena.run.events import EngineStderr, RunState, RunStateChanged
 from gtp.vertex import Colour
 from tui.competition_tables import grid_lines, matchup_table
 from tui.dashboard import dashboard_lines, final_lines

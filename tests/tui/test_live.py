@@ -13,10 +13,10 @@ import trio.testing
 from rich.console import Console
 
 import tui.live
+from arena.competitions.loader import load_control_file
 from arena.control.config import CompetitionConfig
-from arena.control.loader import load_control_file
+from arena.events import MovePlayed, RunState, RunStateChanged, open_event_channel
 from arena.results import EndReason, GameResult
-from arena.run.events import MovePlayed, RunState, RunStateChanged, open_event_channel
 from arena.run.ringmaster import RunOptions
 from gtp.vertex import PASS, Colour
 from tui.dashboard import render_dashboard

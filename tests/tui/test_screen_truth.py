@@ -19,7 +19,7 @@ from rich.console import Console
 
 from arena.competitions.snapshots import CeTunerSnapshot
 from arena.control.config import CompetitionConfig
-from arena.run.events import (
+from arena.events import (
     Event,
     EventBus,
     GameFinished,

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.results import EndReason, GameResult
-from arena.run.events import (
+from arena.events import (
     EngineStderr,
     GameStarted,
     MovePlayed,
     RunState,
     RunStateChanged,
 )
+from arena.results import EndReason, GameResult
 from gtp.vertex import PASS, Colour
 from tui.dashboard import counters_line
 from tui.tracker import RunTracker

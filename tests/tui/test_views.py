@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from arena.competitions.base import Competition
+from arena.competitions.loader import load_control_file
 from arena.competitions.registry import make_competition
-from arena.control.loader import load_control_file
 from arena.results import EndReason, GameResult
 from gtp.vertex import Colour
 from tui.tracker import RunTracker

@@ -14,10 +14,9 @@ import trio
 from rich.console import Console
 
 import arena.output.files
+from arena.competitions.loader import load_control_file
 from arena.control.config import CompetitionConfig
-from arena.control.loader import load_control_file
-from arena.results import EndReason, GameResult
-from arena.run.events import (
+from arena.events import (
     EngineStderr,
     Event,
     GameFinished,
@@ -26,6 +25,7 @@ from arena.run.events import (
     RunStateChanged,
     event_to_json,
 )
+from arena.results import EndReason, GameResult
 from arena.run.ringmaster import RunOptions, run_competition
 from arena.store.files import CompetitionFiles, is_running
 from arena.store.journal import ResultEntry, iter_journal

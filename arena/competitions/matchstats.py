@@ -18,7 +18,6 @@ from typing import Any
 
 import attrs
 
-from arena.control.settings import ConfigToken, Where, as_float, describe_value
 from arena.results import GameResult
 from arena.stats.elo import (
     SPRT,
@@ -298,30 +297,3 @@ def stats_lines(stats: MatchupStats) -> list[str]:
             text += ", undecided"
         lines.append(text)
     return lines
-
-
-def sprt_from_control(value: object, where: Where) -> SPRT | None:
-    """A matchup's ``sprt=SPRT(elo0, elo1, alpha, beta, model=...)`` setting, checked."""
-    if value is None:
-        return None
-    if not isinstance(value, ConfigToken) or value.kind != "SPRT":
-        raise where.error(f"expected SPRT(elo0, elo1, alpha, beta), not {describe_value(value)}")
-    arguments = [as_float(arg, where) for arg in value.args]
-    keywords: dict[str, Any] = {
-        name: as_float(arg, where.child(f".{name}"))
-        for name, arg in value.kwargs.items()
-        if name != "model"
-    }
-    if "model" in value.kwargs:
-        model = value.kwargs["model"]
-        if model is not None and not isinstance(model, str):
-            raise where.error(
-                f"SPRT model must be 'trinomial' or 'pentanomial', not {describe_value(model)}"
-            )
-        keywords["model"] = model
-    try:
-        return SPRT(*arguments, **keywords)
-    except TypeError:
-        raise where.error("SPRT takes elo0, elo1 and optionally alpha, beta and model") from None
-    except ValueError as exc:
-        raise where.error(str(exc)) from None

@@ -2,7 +2,7 @@
 
 Owns how a node's division of optimiser space (the unit cube, one axis per
 parameter) is split among its children and sampled at the centres (the
-scales are in :mod:`arena.competitions.tuner_scales`), and the bandit itself
+scales are in :mod:`arena.tuning.tuner_scales`), and the bandit itself
 (:class:`TunerTree`): choosing the candidate for the next game, expanding a
 candidate chosen for the second time (``max_depth`` > 1), recording results
 along the path, the best candidate, and the JSON form of the tree.

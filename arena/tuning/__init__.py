@@ -1,0 +1,1 @@
+"""The tuners' maths: the UCB tree and scales, cross-entropy and SPSA (pure, no I/O)."""
