@@ -34,9 +34,9 @@ from typing import Any, Final
 import attrs
 import trio
 
+from arena.clock import PlayerClock
 from arena.competitions.snapshots import CompetitionSnapshot
 from arena.results import ArenaLatency, GameRecord, GameResult
-from arena.run.clock import PlayerClock
 from gtp.board import Board
 from gtp.vertex import PASS, RESIGN, Colour, Move
 

@@ -6,7 +6,7 @@ Fischer, fixed time per move), how a control file writes one
 ``Fischer(60, 2)``, ``PerMove(0.5)``; a ``TimeControl`` value passes as it
 is), the GTP command that announces it to an engine at game start, and the
 SGF ``TM``/``OT`` text.  How a running clock counts down is
-:mod:`arena.run.clock`'s job; this module only describes.
+:mod:`arena.clock`'s job; this module only describes.
 
 Times are seconds, floats allowed.  A whole number is written to an engine
 as an integer (``time_settings`` takes integers), a fractional one as a

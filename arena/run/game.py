@@ -29,7 +29,7 @@ Clocks and openings: a clocked player's engine is told its time control after
 opening's moves go to both engines with ``play`` before the first genmove.
 Each genmove is timed from the moment the command is written to the moment
 the response line is read (:class:`gtp.client.GtpClient` keeps both times)
-and, under a clock, charged to it (:mod:`arena.run.clock`): the genmove's
+and, under a clock, charged to it (:mod:`arena.clock`): the genmove's
 timeout is the clock's allowance plus the margin (``move_timeout`` does not
 apply), and a move past it loses on time.  The gap from each response read
 to the next command written is the arena's own latency, kept per game.
@@ -55,10 +55,10 @@ from typing import Protocol
 
 import attrs
 
+from arena.clock import Charge, PlayerClock, loss_reason, time_left_arguments
 from arena.control.settings import Adjudication, PlayerConfig
 from arena.control.timecontrol import TIME_LEFT, TIME_SETTINGS
 from arena.results import ArenaLatency, GameJob, MoveTimes, PlayedMove
-from arena.run.clock import Charge, PlayerClock, loss_reason, time_left_arguments
 from arena.run.engines import EngineSession, format_komi
 from arena.run.referee import (
     Referee,

@@ -35,7 +35,7 @@ from typing import Final
 
 import attrs
 
-from arena.run.clock import EPSILON, Charge
+from arena.clock import EPSILON, Charge
 
 # A run stops once this many games were voided for stalls, and they are more
 # than STALL_VOID_SHARE of the games it finished.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from arena.clock import ClockReading, PlayerClock, loss_reason, time_left_arguments
 from arena.control.timecontrol import TimeControl
-from arena.run.clock import ClockReading, PlayerClock, loss_reason, time_left_arguments
 
 ABSOLUTE = TimeControl("absolute", 10.0)
 BYOYOMI = TimeControl("byoyomi", 10.0, 30.0, periods=3)

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 import trio
 
+from arena.clock import Charge, ClockReading
 from arena.competitions.base import PlayerCheck
 from arena.competitions.loader import load_control_file
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TimeControl
 from arena.events import Event, EventBus, RunState, RunWarning
 from arena.results import EndReason, GameJob, GameRecord
-from arena.run.clock import Charge, ClockReading
 from arena.run.engines import EngineProvider
 from arena.run.executor import GameStartedHook, LocalExecutor, PlayGame
 from arena.run.match import MatchOptions, play_game

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.clock import PlayerClock
 from arena.competitions.loader import load_control_file
 from arena.control.timecontrol import TimeControl
 from arena.events import (
@@ -30,7 +31,6 @@ from arena.events import (
     event_to_json,
 )
 from arena.output.files import RunFiles
-from arena.run.clock import PlayerClock
 from arena.run.keys import CTRL_X
 from arena.run.ringmaster import Ringmaster, RunOptions, run_competition
 from arena.store.files import CompetitionFiles
