@@ -1,7 +1,16 @@
 """The exception tree for everything that can go wrong when talking GTP.
 
 Engine faults are typed exceptions inside ``gtp``; callers such as the arena turn
-them into game results.  Every error knows which engine it is about so that the
+them into game results.  The tree::
+
+    GtpError
+    +-- EngineFault          the channel is lost: the game cannot go on
+    |   +-- ProtocolError
+    |   +-- EngineTimeout
+    |   +-- EngineGone
+    +-- CommandFailed        a ``?`` answer; the engine stays usable
+    +-- EngineStartError     could not start, or failed the startup check
+  Every error knows which engine it is about so that the
 one-line message a user sees names it.
 """
 
@@ -22,7 +31,19 @@ class GtpError(Exception):
         return self.message
 
 
-class ProtocolError(GtpError):
+class EngineFault(GtpError):
+    """Base class of the faults that end a game: the engine cannot go on.
+
+    A timeout, a vanished engine and protocol garbage all leave the channel
+    unusable, so callers can write ``except EngineFault`` where they would
+    otherwise spell out the tuple.  Outside it: :class:`CommandFailed` (a
+    ``?`` answer; the engine stays usable and the caller decides what the
+    refusal means) and :class:`EngineStartError` (the engine never got to
+    play; runs handle it apart from games).
+    """
+
+
+class ProtocolError(EngineFault):
     """The peer sent something that is not GTP (garbage, desync, flood)."""
 
 
@@ -35,7 +56,7 @@ class CommandFailed(GtpError):
         self.failure = failure
 
 
-class EngineTimeout(GtpError):
+class EngineTimeout(EngineFault):
     """A command (or the engine's start or exit) overran its deadline."""
 
     def __init__(self, command: str, timeout: float, *, engine: str | None = None) -> None:
@@ -44,7 +65,7 @@ class EngineTimeout(GtpError):
         self.timeout = timeout
 
 
-class EngineGone(GtpError):
+class EngineGone(EngineFault):
     """The engine process exited, or closed its pipes, while we needed it."""
 
     def __init__(
