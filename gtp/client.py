@@ -24,33 +24,28 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
-from typing import Final, Protocol
+from typing import Final, NoReturn, Protocol
 
 import attrs
 import trio
 
+from gtp.connection import Connection, describe
 from gtp.errors import (
     CommandFailed,
+    EngineFault,
     EngineGone,
     EngineStartError,
     EngineTimeout,
     GtpError,
-    ProtocolError,
 )
 from gtp.process import (
     DEFAULT_TIMINGS,
     EngineProcess,
     ExitStatus,
 )
-from gtp.protocol import (
-    MAX_RESPONSE_BYTES,
-    MAX_RESPONSE_LINE_BYTES,
-    Response,
-    ResponseReader,
-    format_command,
-)
+from gtp.protocol import MAX_RESPONSE_BYTES, MAX_RESPONSE_LINE_BYTES, Response
 
 RECEIVE_CHUNK: Final = 64 * 1024
 EXIT_STATUS_WAIT: Final = 0.5  # after EOF, how long to wait for the exit status
@@ -140,6 +135,12 @@ class EngineInfo:
     protocol_version: str | None  # None when the engine failed the command
 
 
+Answer = str | CommandFailed | EngineFault
+"""One command's outcome in :meth:`GtpClient.commands`: its result text, or its
+``?`` answer, or (only after a command of the batch was refused) the fault
+that cut the batch short."""
+
+
 # on_setattr=NO_OP: the converter on ``_log`` would otherwise make attrs
 # generate a __setattr__ that runs converters and validators on every
 # assignment, and a command assigns the client's state about six times.
@@ -149,7 +150,11 @@ class GtpClient:
 
     ``receive``/``send`` are any trio streams (the process's stdout/stdin, or an
     in-memory pair in tests).  ``process`` is only used to report the exit
-    status when the engine goes away.
+    status when the engine goes away.  The conversation's state (ids, owed
+    answers, broken or not) is a sans-I/O :class:`~gtp.connection.Connection`;
+    this class moves the bytes.  ``timed=False``: no clock is read per
+    command (``sent_at``, ``written_at``, ``received_at`` and ``hearing``
+    stay as they are), for callers that charge no clock.
     """
 
     _receive: trio.abc.ReceiveStream
@@ -161,11 +166,8 @@ class GtpClient:
     default_timeout: float | None = None
     max_line_bytes: int = MAX_RESPONSE_LINE_BYTES
     max_response_bytes: int = MAX_RESPONSE_BYTES
-    _reader: ResponseReader = attrs.field(init=False)
-    _next_id: int = attrs.field(init=False, default=0)
-    _busy: bool = attrs.field(init=False, default=False)
-    _closed: bool = attrs.field(init=False, default=False)
-    _broken: GtpError | None = attrs.field(init=False, default=None)
+    timed: bool = attrs.field(default=True, kw_only=True)
+    _connection: Connection = attrs.field(init=False)
     _log_partial: bytes = attrs.field(init=False, default=b"")
     _fd_streams: bool = attrs.field(init=False)
     # The watchdog (see run_watchdog): deadline of the command in progress.
@@ -177,16 +179,21 @@ class GtpClient:
     _now: Callable[[], float] = attrs.field(init=False, default=time.perf_counter)
     _watchdog_stopped: bool = attrs.field(init=False, default=False)
     _engine_closed: trio.Event | None = attrs.field(init=False, default=None)
+    # This trio run's _IoClock, looked up on the first exchange over pipes.
+    _io: _IoClock | None = attrs.field(init=False, default=None)
     # time.perf_counter just before the last command line was written, and
     # when the arena learned its response's last part was there (the read
     # that completed it, or on the pipe path, when the run loop's wait for
     # I/O that woke the reader returned: see _IoClock): what a clock charges.
     # (Taken before the write: a writer preempted by the engine it woke would
-    # otherwise start the clock after the engine had answered.)
+    # otherwise start the clock after the engine had answered.)  For a batch
+    # (commands()): before its one write, and when the last command's
+    # answer was there.
     sent_at: float = attrs.field(init=False, default=0.0)
     received_at: float = attrs.field(init=False, default=0.0)
-    # When the last command line was all written: a writer preempted between
-    # sent_at and the write held the command back from the engine.
+    # When the last command line (a batch: all of it) was written: a writer
+    # preempted between sent_at and the write held the command back from
+    # the engine.
     written_at: float = attrs.field(init=False, default=0.0)
     # How the last response was heard (pipe path): (deaf, waited, overslept)
     # of the run loop's wait that brought it (see _IoClock), zeros when it
@@ -199,19 +206,29 @@ class GtpClient:
             self._send, trio.lowlevel.FdStream
         )
 
-    @_reader.default
-    def _make_reader(self) -> ResponseReader:
-        return ResponseReader(self.max_line_bytes, self.max_response_bytes)
+    @_connection.default
+    def _make_connection(self) -> Connection:
+        return Connection(
+            self.name,
+            strict_ids=self.strict_ids,
+            max_line_bytes=self.max_line_bytes,
+            max_response_bytes=self.max_response_bytes,
+        )
+
+    @property
+    def connection(self) -> Connection:
+        """The conversation's state (read it; the client alone sends and receives)."""
+        return self._connection
 
     @property
     def usable(self) -> bool:
         """False after a timeout, protocol error or EOF, and once closed."""
-        return self._broken is None and not self._closed
+        return self._connection.usable
 
     @property
     def broken_by(self) -> GtpError | None:
         """The error that made the client unusable, if any."""
-        return self._broken
+        return self._connection.broken_by
 
     async def command(self, name: str, *args: str, timeout: float | None = None) -> str:
         """Run one command and return its result text.
@@ -220,85 +237,160 @@ class GtpClient:
         EngineTimeout, EngineGone or ProtocolError (the client is unusable
         afterwards), ValueError for an argument GTP cannot carry.
         """
-        if self._broken is not None or self._closed:
-            raise self._unusable_error()
-        if self._busy:
-            if self._engine_closed is not None:
-                # close_engine's quit is in progress: the supervisor stopping the
-                # engine because everything is being cancelled (a stop at once), and
-                # this task not at a checkpoint yet.  Let the cancellation through.
-                await trio.lowlevel.checkpoint_if_cancelled()
-                raise EngineGone(
-                    f"closed while {_describe(name, args)!r} was to be sent", engine=self.name
-                )
-            raise trio.BusyResourceError(f"engine {self.name!r}: another command is in progress")
-        command_id = self._next_id + 1
-        line = format_command(name, args, command_id)
-        self._next_id = command_id
+        connection = self._connection
+        if connection.busy:
+            await self._refuse_busy(name, args)
+        # Raises for an unusable client, a word GTP cannot carry, and output
+        # that came before this command (the connection is broken then).
+        line = connection.send(name, args)
         if timeout is None:
             timeout = self.default_timeout
+        if self._log is not None:
+            self._log(">> " + line[:-1].decode())
         # The exchange is awaited straight from here (no wrapper coroutine):
         # every layer of coroutines costs again on each resumption.
         exchange = self._exchange_fds if self._fd_streams else self._exchange_streams
-        self._busy = True
         response: Response | None = None
         try:
-            reader = self._reader
-            if reader.pending:
-                early = reader.next_response()
-                what = "a response" if early is not None else "output"
-                raise ProtocolError(f"sent {what} before {_describe(name, args)!r} was sent")
-            if self._log is not None:
-                self._log(">> " + line[:-1].decode())
             if timeout is None:
-                response = await exchange(line, name, args)
+                response = await exchange(line, None)
             elif self._watchdog_scope is not None and self._fd_streams:
-                # Under the watchdog (see run_watchdog): record the deadline only.
-                deadline = self._now() + timeout
-                self._deadline = deadline
-                self._timed_out = False
-                if deadline < self._watchdog_deadline:
-                    # Wake the watchdog earlier than planned.
-                    self._watchdog_scope.deadline = self._watchdog_deadline = deadline
+                self._arm_watchdog(timeout)
                 try:
-                    response = await exchange(line, name, args)
+                    response = await exchange(line, None)
                 except _Overran:
                     pass  # response stays None: a timeout
                 finally:
                     self._deadline = math.inf
             else:
                 with trio.move_on_after(timeout):
-                    response = await exchange(line, name, args)
+                    response = await exchange(line, None)
             if response is None:
                 assert timeout is not None
-                raise EngineTimeout(_describe(name, args), timeout, engine=self.name)
-            if response.id != command_id:
-                self._check_id(response, command_id, name, args)
-        except ProtocolError as exc:
-            if exc.engine is None:
-                # gtp.protocol's messages say "engine ..." without naming it.
-                message = exc.message.removeprefix("engine ")
-                named = ProtocolError(
-                    f"{message} (while running {_describe(name, args)!r})", engine=self.name
-                )
-                self._broken = named
-                raise named from None
-            self._broken = exc
-            raise
-        except GtpError as exc:
-            self._broken = exc
+                raise EngineTimeout(describe(name, args), timeout, engine=self.name)
+        except EngineFault as exc:
+            connection.fail(exc)
             raise
         except BaseException:
-            # Cancelled or interrupted mid-command: the channel is out of step.
-            self._broken = EngineGone(
-                f"interrupted while running {_describe(name, args)!r}", engine=self.name
-            )
+            self._interrupted()
             raise
-        finally:
-            self._busy = False
         if not response.ok:
-            raise CommandFailed(_describe(name, args), response.text, engine=self.name)
+            raise CommandFailed(describe(name, args), response.text, engine=self.name)
         return response.text
+
+    async def commands(
+        self, *commands: Sequence[str], timeout: float | None = None
+    ) -> list[Answer]:
+        """Run several commands in one write (pipelined); one answer for each, in order.
+
+        Each command is its words: the name, then the arguments, as in
+        ``commands(("play", "b", "D4"), ("genmove", "w"))``.  All lines go
+        out in one write and the answers are read with as few waits as the
+        engine allows; ``timeout`` bounds the whole batch.  Each answer is
+        the result text, or the CommandFailed of a ``?`` answer (returned,
+        not raised: a refused command does not stop the engine from
+        answering the ones after it, and their answers are still read, so
+        the channel stays in step).
+
+        A fault (EngineTimeout, EngineGone, ProtocolError) raises, as in
+        :meth:`command`, and the client is unusable afterwards; except after
+        a refusal: then the refusal is what decides the caller's next step,
+        and the fault takes the place of every answer it cut off (the client
+        is unusable all the same).  ValueError for a word GTP cannot carry
+        (nothing is sent).
+
+        The timing attributes describe the batch: ``sent_at`` and
+        ``written_at`` its one write, ``received_at`` and ``hearing`` the
+        last command's answer.  A clock charging the last command (a
+        ``genmove`` after its opponent's ``play``) charges from the write.
+        """
+        connection = self._connection
+        if connection.busy and commands:
+            await self._refuse_busy(commands[0][0], tuple(commands[0][1:]))
+        line = connection.send_many(commands)
+        if not line:
+            return []
+        if timeout is None:
+            timeout = self.default_timeout
+        if self._log is not None:
+            for one in line[:-1].decode().split("\n"):
+                self._log(">> " + one)
+        exchange = self._exchange_fds if self._fd_streams else self._exchange_streams
+        answers: list[Response] = []
+        response: Response | None = None
+        try:
+            if timeout is None:
+                response = await exchange(line, answers)
+            elif self._watchdog_scope is not None and self._fd_streams:
+                self._arm_watchdog(timeout)
+                try:
+                    response = await exchange(line, answers)
+                except _Overran:
+                    pass
+                finally:
+                    self._deadline = math.inf
+            else:
+                with trio.move_on_after(timeout):
+                    response = await exchange(line, answers)
+            if response is None:
+                assert timeout is not None
+                owed = connection.waiting_for
+                assert owed is not None
+                raise EngineTimeout(describe(owed.name, owed.args), timeout, engine=self.name)
+        except EngineFault as exc:
+            connection.fail(exc)
+            if all(answer.ok for answer in answers):
+                raise
+            results = self._answers(commands, answers)
+            results += [exc] * (len(commands) - len(answers))
+            return results
+        except BaseException:
+            self._interrupted()
+            raise
+        answers.append(response)
+        return self._answers(commands, answers)
+
+    def _answers(
+        self, commands: tuple[Sequence[str], ...], answers: list[Response]
+    ) -> list[Answer]:
+        results: list[Answer] = []
+        for words, answer in zip(commands, answers, strict=False):
+            if answer.ok:
+                results.append(answer.text)
+            else:
+                command = describe(words[0], tuple(words[1:]))
+                results.append(CommandFailed(command, answer.text, engine=self.name))
+        return results
+
+    async def _refuse_busy(self, name: str, args: Sequence[str]) -> NoReturn:
+        """A command while another one's answer is owed."""
+        if self._engine_closed is not None:
+            # close_engine's quit is in progress: the supervisor stopping the
+            # engine because everything is being cancelled (a stop at once), and
+            # this task not at a checkpoint yet.  Let the cancellation through.
+            await trio.lowlevel.checkpoint_if_cancelled()
+            raise EngineGone(
+                f"closed while {describe(name, args)!r} was to be sent", engine=self.name
+            )
+        raise trio.BusyResourceError(f"engine {self.name!r}: another command is in progress")
+
+    def _arm_watchdog(self, timeout: float) -> None:
+        """Under the watchdog (see run_watchdog): record the deadline only."""
+        deadline = self._now() + timeout
+        self._deadline = deadline
+        self._timed_out = False
+        if deadline < self._watchdog_deadline:
+            # Wake the watchdog earlier than planned.
+            assert self._watchdog_scope is not None
+            self._watchdog_scope.deadline = self._watchdog_deadline = deadline
+
+    def _interrupted(self) -> None:
+        """Cancelled or interrupted mid-command: the channel is out of step."""
+        connection = self._connection
+        owed = connection.waiting_for
+        if owed is not None:
+            during = describe(owed.name, owed.args)
+            connection.fail(EngineGone(f"interrupted while running {during!r}", engine=self.name))
 
     async def run_watchdog(self) -> None:
         """Enforce command timeouts for a pipe-based client without a scope per command.
@@ -317,10 +409,11 @@ class GtpClient:
         assert isinstance(send, trio.lowlevel.FdStream)
         assert isinstance(receive, trio.lowlevel.FdStream)
         self._now = trio.lowlevel.current_clock().current_time
+        connection = self._connection
         try:
             while not self._watchdog_stopped:
                 deadline = self._deadline
-                if self._busy and deadline <= self._now():
+                if connection.busy and deadline <= self._now():
                     if not self._timed_out:
                         self._timed_out = True
                         for fd in (send.fileno(), receive.fileno()):
@@ -343,65 +436,87 @@ class GtpClient:
         if self._watchdog_scope is not None:
             self._watchdog_scope.cancel()
 
-    async def _exchange_streams(self, line: bytes, name: str, args: tuple[str, ...]) -> Response:
-        """The general path, for any trio streams."""
-        self.sent_at = time.perf_counter()
+    def _collect(self, response: Response, answers: list[Response] | None) -> Response | None:
+        """A batch's answer came: keep it, take those already here; the last, if it is here."""
+        connection = self._connection
+        assert answers is not None
+        while connection.busy:
+            answers.append(response)
+            next_response = connection.next_response()
+            if next_response is None:
+                return None
+            response = next_response
+        return response
+
+    async def _exchange_streams(self, line: bytes, answers: list[Response] | None) -> Response:
+        """The general path, for any trio streams; the (last) answer."""
+        timed = self.timed
+        if timed:
+            self.sent_at = time.perf_counter()
         try:
             await self._send.send_all(line)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            raise await self._gone(name, args, writing=True) from None
-        self.written_at = time.perf_counter()
+            raise await self._gone(writing=True) from None
+        if timed:
+            self.written_at = time.perf_counter()
         receive_some = self._receive.receive_some
-        reader = self._reader
+        connection = self._connection
         while True:
             try:
                 data: bytes | bytearray = await receive_some(RECEIVE_CHUNK)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 data = b""
             if not data:
-                raise await self._gone(name, args, writing=False)
-            received = time.perf_counter()
+                raise await self._gone(writing=False)
+            received = time.perf_counter() if timed else 0.0
             if type(data) is not bytes:
                 data = bytes(data)
             if self._log is not None:
                 self._log_received(data)
-            reader.feed(data)
-            response = reader.next_response()
+            response = connection.receive(data)
+            if response is not None and connection.busy:
+                response = self._collect(response, answers)
             if response is not None:
-                self.received_at = received
-                self.hearing = _HEARD_AT_ONCE
+                if timed:
+                    self.received_at = received
+                    self.hearing = _HEARD_AT_ONCE
                 return response
 
-    async def _exchange_fds(self, line: bytes, name: str, args: tuple[str, ...]) -> Response:
-        """The fast path for pipes: plain non-blocking os.write/os.read.
+    async def _exchange_fds(self, line: bytes, answers: list[Response] | None) -> Response:
+        """The fast path for pipes: plain non-blocking os.write/os.read; the (last) answer.
 
         FdStream's send_all and receive_some each add a scheduler round trip
         (a checkpoint) on top of the one spent waiting for the answer; this
         path yields only while it has to wait, and checks for cancellation
-        on entry.  The busy flag in :meth:`command` replaces the streams'
-        conflict detectors.
+        on entry.  The client's busy check replaces the streams' conflict
+        detectors.
         """
         await trio.lowlevel.checkpoint_if_cancelled()
         send, receive = self._send, self._receive
         assert isinstance(send, trio.lowlevel.FdStream)
         assert isinstance(receive, trio.lowlevel.FdStream)
         send_fd = send.fileno()  # -1 once closed: os.write then fails with EBADF
+        timed = self.timed
         clock = time.perf_counter
-        self.sent_at = clock()
+        if timed:
+            self.sent_at = clock()
         try:
             sent = os.write(send_fd, line)
         except BlockingIOError:
             sent = 0  # the pipe is full
         except OSError:
-            raise await self._gone(name, args, writing=True) from None
+            raise await self._gone(writing=True) from None
         if sent < len(line):
-            await self._send_rest(send_fd, line, sent, name, args)
-        self.written_at = clock()
+            await self._send_rest(send_fd, line, sent)
+        if timed:
+            self.written_at = clock()
         receive_fd = receive.fileno()
-        reader = self._reader
+        connection = self._connection
         read = os.read
         wait_readable = trio.lowlevel.wait_readable
-        io_clock = _io_clock()
+        io_clock = self._io
+        if io_clock is None and timed:
+            io_clock = self._io = _io_clock()
         woke = 0.0  # when the wait that preceded this read ended (0: no wait)
         hearing = _HEARD_AT_ONCE
         while True:
@@ -418,31 +533,34 @@ class GtpClient:
                 except trio.ClosedResourceError:
                     if self._timed_out:
                         raise _Overran from None
-                    raise await self._gone(name, args, writing=False) from None
-                woke = io_clock.woke_at
-                waited = woke - io_clock.wait_began
-                hearing = (io_clock.deaf, waited, max(0.0, waited - io_clock.timeout))
+                    raise await self._gone(writing=False) from None
+                if timed:
+                    assert io_clock is not None
+                    woke = io_clock.woke_at
+                    waited = woke - io_clock.wait_began
+                    hearing = (io_clock.deaf, waited, max(0.0, waited - io_clock.timeout))
                 continue
             except OSError:
                 data = b""
-            received = clock()
-            if self.sent_at < woke < received:
-                received = woke
-            woke = 0.0
             if not data:
-                raise await self._gone(name, args, writing=False)
+                raise await self._gone(writing=False)
+            if timed:
+                received = clock()
+                if self.sent_at < woke < received:
+                    received = woke
+                woke = 0.0
             if self._log is not None:
                 self._log_received(data)
-            reader.feed(data)
-            response = reader.next_response()
+            response = connection.receive(data)
+            if response is not None and connection.busy:
+                response = self._collect(response, answers)
             if response is not None:
-                self.received_at = received
-                self.hearing = hearing
+                if timed:
+                    self.received_at = received
+                    self.hearing = hearing
                 return response
 
-    async def _send_rest(
-        self, send_fd: int, line: bytes, sent: int, name: str, args: tuple[str, ...]
-    ) -> None:
+    async def _send_rest(self, send_fd: int, line: bytes, sent: int) -> None:
         """The rest of a command line that did not fit in the pipe at once."""
         while sent < len(line):
             if self._timed_out:
@@ -452,33 +570,20 @@ class GtpClient:
             except trio.ClosedResourceError:
                 if self._timed_out:
                     raise _Overran from None
-                raise await self._gone(name, args, writing=True) from None
+                raise await self._gone(writing=True) from None
             try:
                 sent += os.write(send_fd, line[sent:])
             except BlockingIOError:
                 pass
             except OSError:
-                raise await self._gone(name, args, writing=True) from None
+                raise await self._gone(writing=True) from None
 
-    def _check_id(
-        self, response: Response, command_id: int, name: str, args: tuple[str, ...]
-    ) -> None:
-        if response.id is None:
-            if self.strict_ids:
-                raise ProtocolError(
-                    f"response to {_describe(name, args)!r} has no id (expected {command_id})",
-                    engine=self.name,
-                )
-            return
-        raise ProtocolError(
-            f"response id {response.id} does not match command id {command_id}"
-            f" ({_describe(name, args)!r})",
-            engine=self.name,
-        )
-
-    async def _gone(self, name: str, args: tuple[str, ...], *, writing: bool) -> EngineGone:
-        during = f"while running {_describe(name, args)!r}"
-        if self._reader.pending:
+    async def _gone(self, *, writing: bool) -> EngineGone:
+        connection = self._connection
+        owed = connection.waiting_for
+        command = "" if owed is None else describe(owed.name, owed.args)
+        during = f"while running {command!r}"
+        if connection.pending:
             during += " (in the middle of its response)"
         process = self.process
         if process is None:
@@ -492,17 +597,6 @@ class GtpClient:
         return EngineGone(
             f"{status.description} {during}", engine=self.name, returncode=status.exitcode
         )
-
-    def _unusable_error(self) -> EngineGone:
-        if self._broken is not None:
-            cause = self._broken
-            returncode = cause.returncode if isinstance(cause, EngineGone) else None
-            return EngineGone(
-                f"unusable after an earlier error: {cause.message}",
-                engine=self.name,
-                returncode=returncode,
-            )
-        return EngineGone("connection already closed", engine=self.name)
 
     def _log_received(self, data: bytes) -> None:
         log = self._log
@@ -568,7 +662,7 @@ class GtpClient:
                 await self.command("clear_board", timeout=left())
             if komi is not None:
                 await self.command("komi", repr(float(komi)), timeout=left())
-        except (CommandFailed, EngineTimeout, EngineGone, ProtocolError) as exc:
+        except (CommandFailed, EngineFault) as exc:
             message = f"failed the startup check: {exc.message}"
             raise EngineStartError(message, engine=self.name) from exc
         return EngineInfo(engine_name, version, protocol_version)
@@ -593,13 +687,13 @@ class GtpClient:
     async def _quit_and_close(self, quit_timeout: float) -> bool:
         # aclose() without its shield, for close_engine (shielded already).
         acknowledged = False
-        if self.usable and not self._busy:
+        if self.usable and not self._connection.busy:
             try:
                 await self.command("quit", timeout=quit_timeout)
                 acknowledged = True
             except GtpError:
                 pass
-        self._closed = True
+        self._connection.close()
         self.stop_watchdog()
         for stream in (self._send, self._receive):
             with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -634,7 +728,3 @@ class GtpClient:
                     self.stop_watchdog()
                     done.set()
         return None if process is None else process.exit_status
-
-
-def _describe(name: str, args: tuple[str, ...]) -> str:
-    return " ".join((name, *args)) if args else name

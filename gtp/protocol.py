@@ -300,7 +300,8 @@ class ResponseReader:
     @property
     def pending(self) -> bool:
         """True when part of a response has arrived (non-blank bytes are waiting)."""
-        return bool(self._buffer.strip())
+        buffer = self._buffer
+        return bool(buffer) and not buffer.isspace()
 
     def feed(self, data: bytes) -> None:
         if not self._seen_data and data:
@@ -312,6 +313,28 @@ class ResponseReader:
             # The buffer may hold several complete responses; only complain when
             # the first one alone is too big (or is not a response at all).
             self._locate_first()
+
+    def receive(self, data: bytes) -> Response | None:
+        """:meth:`feed`, then :meth:`next_response`, in one call.
+
+        The usual case, a chunk that is exactly one whole response arriving
+        when nothing is buffered (a ``= D4`` answer read in one go), is
+        parsed from the chunk itself: the buffer is never touched.
+        """
+        if self._seen_data and not self._buffer and data:
+            cleaned = data.translate(_HT_TO_SPACE, _CONTROL_DELETE)  # clean_bytes, inlined
+            # Within both caps, and its only blank line the one that ends it.
+            end = len(cleaned) - 2
+            if (
+                0 < end <= self._fast_limit
+                and (cleaned[0] == 61 or cleaned[0] == 63)  # '=', '?'
+                and cleaned.find(b"\n\n") == end
+            ):
+                return _parse_response_body(
+                    cleaned[0] == 61, cleaned[1:end].decode("utf-8", "replace")
+                )
+        self.feed(data)
+        return self.next_response()
 
     def next_response(self) -> Response | None:
         """The next complete response, or None until more bytes arrive."""
