@@ -28,14 +28,15 @@ import base64
 import binascii
 import enum
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 import attrs
 import trio
 
 from arena.clock import PlayerClock
-from arena.competitions.snapshots import CompetitionSnapshot
+from arena.competitions.snapshots import CompetitionSnapshot, HistoryNote
+from arena.reports.notes import note_lines
 from arena.results import ArenaLatency, GameRecord, GameResult
 from gtp.board import Board
 from gtp.vertex import PASS, RESIGN, Colour, Move
@@ -251,6 +252,11 @@ class TreeDump:
     """A tuner's notes for the history file (the Monte Carlo tuner's tree, a generation, theta)."""
 
     lines: tuple[str, ...]
+
+    @classmethod
+    def of(cls, notes: Iterable[HistoryNote]) -> TreeDump:
+        """The event for a competition's notes, worded as ``X.hist`` shows them."""
+        return cls(tuple(line for note in notes for line in note_lines(note)))
 
 
 @attrs.frozen

@@ -25,7 +25,12 @@ import attrs
 
 from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.playoff import Playoff
-from arena.competitions.snapshots import AllPlayAllSnapshot, GridCell, PlayoffSnapshot
+from arena.competitions.snapshots import (
+    AllPlayAllSnapshot,
+    GridCell,
+    HistoryNote,
+    PlayoffSnapshot,
+)
 from arena.control.allplayall import allplayall_settings, competitor_letter
 from arena.control.config import CompetitionConfig, PlayoffSettings
 from arena.errors import StateError
@@ -151,7 +156,7 @@ class AllPlayAll:
 
     # -- snapshot ---------------------------------------------------------------
 
-    def take_history_notes(self) -> list[str]:
+    def take_history_notes(self) -> list[HistoryNote]:
         return []
 
     def snapshot(self) -> AllPlayAllSnapshot:

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from arena.competitions.snapshots import CompetitionSnapshot
+from arena.competitions.snapshots import CompetitionSnapshot, HistoryNote
 from arena.control.config import CompetitionConfig
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.results import GameJob, GameResult
@@ -101,6 +101,6 @@ class Competition(Protocol):
         """A frozen picture for reports and the live display."""
         ...
 
-    def take_history_notes(self) -> list[str]:
-        """Lines for the history file since the last call (the tuner's tree dumps)."""
+    def take_history_notes(self) -> list[HistoryNote]:
+        """Notes for the history file since the last call (a tuner's tree, generation, theta)."""
         ...

@@ -46,6 +46,8 @@ from arena.competitions.snapshots import (
     CeGeneration,
     CeParameterInfo,
     CeTunerSnapshot,
+    GenerationNote,
+    HistoryNote,
     RunningGame,
 )
 from arena.competitions.tuner_common import (
@@ -61,7 +63,6 @@ from arena.control.ce_tuner import ce_candidate_player, ce_settings
 from arena.control.config import CompetitionConfig
 from arena.control.settings import PlayerConfig, Where
 from arena.errors import StateError
-from arena.reports.ce_tuner import generation_lines
 from arena.results import EndReason, GameJob, GameResult
 from arena.tuning.cem import (
     FinishedGeneration,
@@ -111,7 +112,7 @@ class CeTuner(TunerBookkeeping):
         self._voids = VoidGames()
         self._engines: dict[str, str] = {}
         self._candidate_engine: str | None = None
-        self._history: list[str] = []
+        self._history: list[HistoryNote] = []
         self._fixed = self._fixed_settings()
         self._start_generation()
 
@@ -160,11 +161,11 @@ class CeTuner(TunerBookkeeping):
                 tuple(self._wins),
             )
         )
-        self._history.extend(
-            generation_lines(
+        self._history.append(
+            GenerationNote(
                 self._generation,
                 self._distribution_view(self._distribution),
-                [self._candidate(n, elite=n in outcome.elite) for n in outcome.order],
+                tuple(self._candidate(n, elite=n in outcome.elite) for n in outcome.order),
             )
         )
         self._distribution = outcome.next_distribution

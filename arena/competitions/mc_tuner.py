@@ -37,8 +37,10 @@ from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.jobs import PairChoices
 from arena.competitions.playoff import GameNumbers
 from arena.competitions.snapshots import (
+    HistoryNote,
     ParameterInfo,
     RunningGame,
+    TreeNote,
     TunerCandidate,
     TunerSnapshot,
 )
@@ -55,7 +57,6 @@ from arena.control.config import CompetitionConfig
 from arena.control.settings import PlayerConfig, Where
 from arena.control.tuner import candidate_player, tuner_settings
 from arena.errors import StateError
-from arena.reports.tuner import tree_dump
 from arena.results import GameJob, GameResult
 from arena.stats.elo import wilson_interval
 from arena.tuning.tuner_scales import ExplicitScale, LinearScale, LogScale, ParameterSpec
@@ -96,7 +97,7 @@ class McTuner(TunerBookkeeping):
         self._voids = VoidGames()
         self._seed = random.SystemRandom().randrange(2**62) if seed is None else seed
         self._draws = 0
-        self._history: list[str] = []
+        self._history: list[HistoryNote] = []
         self._fixed = self._fixed_settings()
         self._pairs = PairChoices()  # with openings: each pair's candidate (player code)
 
@@ -250,7 +251,7 @@ class McTuner(TunerBookkeeping):
         period = self.settings.log_tree_to_history_period
         games = self._tree.root.games
         if period is not None and games % period == 0:
-            self._history.extend(tree_dump(games, self._dump_candidates()))
+            self._history.append(TreeNote(games, tuple(self._dump_candidates())))
         return True
 
     # -- state ------------------------------------------------------------------

@@ -32,6 +32,7 @@ from arena.competitions.matchstats import (
     player_score,
 )
 from arena.competitions.snapshots import (
+    HistoryNote,
     MatchupCounts,
     MatchupSnapshot,
     PlayerCounts,
@@ -431,7 +432,7 @@ class Playoff:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StateError(f"the playoff state is malformed: {exc!r}") from exc
 
-    def take_history_notes(self) -> list[str]:
+    def take_history_notes(self) -> list[HistoryNote]:
         return []
 
     # ------------------------------------------------------------------

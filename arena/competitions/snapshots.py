@@ -384,3 +384,37 @@ class SpsaTunerSnapshot:
 CompetitionSnapshot = (
     PlayoffSnapshot | AllPlayAllSnapshot | TunerSnapshot | CeTunerSnapshot | SpsaTunerSnapshot
 )
+
+
+# -- history notes: what a tuner leaves for X.hist, as data (reports word them) --
+
+
+@attrs.frozen
+class TreeNote:
+    """The Monte Carlo tuner's tree after ``games`` games (candidates in tree order)."""
+
+    games: int
+    candidates: tuple[TunerCandidate, ...]
+
+
+@attrs.frozen
+class GenerationNote:
+    """A finished cross-entropy generation: its distribution, candidates most wins first."""
+
+    number: int
+    distribution: CeDistribution
+    candidates: tuple[CeCandidate, ...]
+
+
+@attrs.frozen
+class ThetaNote:
+    """The SPSA tuner's parameters after ``iterations`` iterations, as the control file words them.
+
+    (``values`` are the parameters' own formats applied to theta.)
+    """
+
+    iterations: int
+    values: tuple[str, ...]
+
+
+HistoryNote = TreeNote | GenerationNote | ThetaNote

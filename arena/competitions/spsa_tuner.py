@@ -42,9 +42,11 @@ import attrs
 from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.playoff import GameNumbers
 from arena.competitions.snapshots import (
+    HistoryNote,
     SpsaParameterState,
     SpsaRunningGame,
     SpsaTunerSnapshot,
+    ThetaNote,
 )
 from arena.competitions.tuner_common import (
     TunerBookkeeping,
@@ -146,7 +148,7 @@ class SpsaTuner(TunerBookkeeping):
         self._voids = VoidGames()
         self._candidate_engine: str | None = None
         self._trajectory = Trajectory([(0, self._theta)])
-        self._history: list[str] = []
+        self._history: list[HistoryNote] = []
         self._fixed = self._fixed_settings()
 
     @property
@@ -290,8 +292,7 @@ class SpsaTuner(TunerBookkeeping):
         self._done += 1
         self._trajectory.add(self._done, self._theta)
         if self._done % max(1, self._iterations // 20) == 0 or self._done == self._iterations:
-            described = "; ".join(settings.describe(self._theta))
-            self._history.append(f"theta after {self._done} iterations: {described}")
+            self._history.append(ThetaNote(self._done, settings.describe(self._theta)))
 
     # -- state ------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from typing import Any
 import attrs
 
 from arena.competitions.jobs import make_job, second_of_pair
+from arena.competitions.snapshots import HistoryNote
 from arena.control.openings import Opening, OpeningBook
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.errors import StateError
@@ -131,7 +132,7 @@ class TunerBookkeeping:
     """
 
     _voids: VoidGames
-    _history: list[str]
+    _history: list[HistoryNote]
 
     def _release(self, game_id: str) -> None:
         raise NotImplementedError
@@ -142,8 +143,8 @@ class TunerBookkeeping:
             self._release(game_id)
         return halt
 
-    def take_history_notes(self) -> list[str]:
-        """Lines for the history file since the last call."""
+    def take_history_notes(self) -> list[HistoryNote]:
+        """Notes for the history file since the last call."""
         notes, self._history = self._history, []
         return notes
 

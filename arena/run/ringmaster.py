@@ -37,7 +37,7 @@ import trio
 
 from arena.competitions.base import Competition, is_clocked
 from arena.competitions.registry import make_competition
-from arena.competitions.snapshots import CompetitionSnapshot
+from arena.competitions.snapshots import CompetitionSnapshot, HistoryNote
 from arena.control.config import CompetitionConfig
 from arena.errors import RunError, lone_exception
 from arena.events import (
@@ -533,7 +533,7 @@ class Ringmaster:
         record: GameRecord,
         counted: bool,
         sgf_path: str | None,
-        notes: tuple[str, ...],
+        notes: tuple[HistoryNote, ...],
         last: bool,
     ) -> None:
         job = record.job
@@ -557,7 +557,7 @@ class Ringmaster:
             )
         )
         if notes:
-            self.events.emit(TreeDump(notes))
+            self.events.emit(TreeDump.of(notes))
 
     def _event_snapshot(self) -> CompetitionSnapshot | None:
         """The snapshot a GameFinished event carries, or None when it would cost too much now.

@@ -14,6 +14,7 @@ from arena.competitions.loader import load_control_file
 from arena.competitions.registry import make_competition
 from arena.control.ce_tuner import ce_settings
 from arena.errors import ControlFileError, StateError
+from arena.reports.notes import note_lines
 from arena.reports.text import competition_report
 from arena.results import EndReason, GameJob, GameResult
 from arena.tuning.cem import (
@@ -394,7 +395,8 @@ def test_a_generation_updates_the_distribution_from_its_elite(tmp_path: Path) ->
     (first,) = snapshot.generations
     assert first.distribution.means == (0.0,) and first.elite_count == 2
     assert first.best.code == f"g0#{elite[0]}" and first.best.wins == wins[elite[0]]
-    notes = tuner.take_history_notes()
+    (note,) = tuner.take_history_notes()
+    notes = note_lines(note)
     assert notes[0] == "generation g0" and notes[1].startswith("distribution: x: 0.000")
     assert sum(line.split()[0].endswith("*") for line in notes[2:-1]) == 2
     assert tuner.take_history_notes() == []

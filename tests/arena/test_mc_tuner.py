@@ -15,6 +15,7 @@ from arena.competitions.mc_tuner import McTuner
 from arena.competitions.registry import make_competition
 from arena.control.tuner import tuner_settings
 from arena.errors import ControlFileError, StateError
+from arena.reports.notes import note_lines
 from arena.reports.text import competition_report
 from arena.results import EndReason, GameResult
 from arena.store.journal import LoadedState, ResultEntry
@@ -751,7 +752,7 @@ def test_tree_dumps_go_to_history_every_period(tmp_path: Path) -> None:
     notes = []
     for _ in range(9):
         play(tuner, lambda code: code.startswith("#1"))
-        notes.append(tuner.take_history_notes())
+        notes.append([line for note in tuner.take_history_notes() for line in note_lines(note)])
     assert [bool(n) for n in notes] == [False, False, False, True, False, False, False, True, False]
     dump = notes[7]
     assert dump[0] == "tree after 8 games:" and dump[-1] == ""

@@ -13,6 +13,7 @@ from arena.competitions.loader import load_control_file
 from arena.competitions.spsa_tuner import SpsaTuner
 from arena.control.spsa_tuner import spsa_settings
 from arena.errors import ControlFileError, StateError
+from arena.reports.notes import note_lines
 from arena.reports.text import competition_report
 from arena.results import EndReason, GameJob, GameResult
 from arena.tuning.spsa import (
@@ -324,7 +325,7 @@ def test_a_resumed_tuner_goes_on_as_if_never_stopped(tmp_path: Path) -> None:
     assert finish(resumed, job, plus_wins(job))
     play_serially(resumed, plus_wins)
     assert resumed.theta == straight.theta and resumed.is_complete()
-    notes = straight.take_history_notes()
+    notes = [line for note in straight.take_history_notes() for line in note_lines(note)]
     assert len(notes) == 10 and notes[-1] == "theta after 10 iterations: " + "; ".join(
         straight.settings.describe(straight.theta)
     )
