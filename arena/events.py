@@ -29,7 +29,7 @@ import binascii
 import enum
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final
+from typing import Any, Final, assert_never
 
 import attrs
 import trio
@@ -372,71 +372,75 @@ def open_event_channel(
 
 def event_to_json(event: Event) -> dict[str, Any] | None:
     """The event as one JSON object for ``X.events``; None for events not written there."""
-    if isinstance(event, RunStateChanged):
-        data: dict[str, Any] = {"event": "run", "state": event.state.value}
-        if event.message:
-            data["message"] = event.message
-        if event.parallel is not None:
-            data["parallel"] = event.parallel
-        return data
-    if isinstance(event, GameStarted):
-        data = {
-            "event": "game_started",
-            "game_id": event.game_id,
-            "black": event.black,
-            "white": event.white,
-            "slot": event.slot,
-        }
-        if event.worker is not None:
-            data["worker"] = event.worker
-        return data
-    if isinstance(event, MovePlayed):
-        data = {
-            "event": "move",
-            "game_id": event.game_id,
-            "colour": event.colour.value,
-            "move": _move_to_json(event.move),
-            "moves": event.moves_played,
-        }
-        if event.black_clock is not None:
-            data["clock_b"] = event.black_clock.to_json()
-        if event.white_clock is not None:
-            data["clock_w"] = event.white_clock.to_json()
-        if event.board is not None:
-            data["board"] = event.board.to_json()
-        return data
-    if isinstance(event, GameFinished):
-        data = {
-            "event": "game_finished",
-            "game_id": event.game_id,
-            "black": event.black,
-            "white": event.white,
-            "result": None if event.result is None else event.result.to_json(),
-        }
-        if event.void_reason is not None:
-            data["void_reason"] = event.void_reason
-        if event.sgf_path is not None:
-            data["sgf"] = event.sgf_path
-        if not event.counted:
-            data["counted"] = False
-        if event.latency is not None:
-            data["latency"] = event.latency.to_json()
-        return data
-    if isinstance(event, EngineStderr):
-        return {
-            "event": "stderr",
-            "game_id": event.game_id,
-            "player": event.player,
-            "line": event.line,
-            "warning": event.warning,
-        }
-    if isinstance(event, RunWarning):
-        return {"event": "warning", "text": event.text}
-    if isinstance(event, TreeDump):
-        return {"event": "tree", "lines": list(event.lines)}
-    if isinstance(event, WorkersChanged):
-        return {"event": "workers", "workers": event.workers, "threads": event.threads}
-    return None  # snapshots and keys
+    match event:
+        case RunStateChanged():
+            data: dict[str, Any] = {"event": "run", "state": event.state.value}
+            if event.message:
+                data["message"] = event.message
+            if event.parallel is not None:
+                data["parallel"] = event.parallel
+            return data
+        case GameStarted():
+            data = {
+                "event": "game_started",
+                "game_id": event.game_id,
+                "black": event.black,
+                "white": event.white,
+                "slot": event.slot,
+            }
+            if event.worker is not None:
+                data["worker"] = event.worker
+            return data
+        case MovePlayed():
+            data = {
+                "event": "move",
+                "game_id": event.game_id,
+                "colour": event.colour.value,
+                "move": _move_to_json(event.move),
+                "moves": event.moves_played,
+            }
+            if event.black_clock is not None:
+                data["clock_b"] = event.black_clock.to_json()
+            if event.white_clock is not None:
+                data["clock_w"] = event.white_clock.to_json()
+            if event.board is not None:
+                data["board"] = event.board.to_json()
+            return data
+        case GameFinished():
+            data = {
+                "event": "game_finished",
+                "game_id": event.game_id,
+                "black": event.black,
+                "white": event.white,
+                "result": None if event.result is None else event.result.to_json(),
+            }
+            if event.void_reason is not None:
+                data["void_reason"] = event.void_reason
+            if event.sgf_path is not None:
+                data["sgf"] = event.sgf_path
+            if not event.counted:
+                data["counted"] = False
+            if event.latency is not None:
+                data["latency"] = event.latency.to_json()
+            return data
+        case EngineStderr():
+            return {
+                "event": "stderr",
+                "game_id": event.game_id,
+                "player": event.player,
+                "line": event.line,
+                "warning": event.warning,
+            }
+        case RunWarning():
+            return {"event": "warning", "text": event.text}
+        case TreeDump():
+            return {"event": "tree", "lines": list(event.lines)}
+        case WorkersChanged():
+            return {"event": "workers", "workers": event.workers, "threads": event.threads}
+        case SnapshotTaken() | KeyPressed():
+            return None  # not written to X.events
+        case _:
+            assert_never(event)
 
 
 def _move_to_json(move: Move) -> str | list[int]:

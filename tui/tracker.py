@@ -39,7 +39,7 @@ from __future__ import annotations
 import collections
 import time
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Final, assert_never
 
 import attrs
 
@@ -233,42 +233,45 @@ class RunTracker:
 
     def handle(self, event: Event, at: float | None = None) -> bool:
         """Take one event; True when it should be on screen at once (a change of state)."""
-        if isinstance(event, MovePlayed):
-            game = self._games.get(event.game_id)
-            if game is not None:
-                game.moves = event.moves_played
-                if event.black_clock is not None or event.white_clock is not None:
-                    game.black_clock, game.white_clock = event.black_clock, event.white_clock
-                if event.board is not None:
-                    game.board, game.board_moves = event.board, event.moves_played
-                    game.board_move, game.board_colour = event.move, event.colour
-            return False
-        if isinstance(event, KeyPressed):
-            return self.step_board(event.key)
-        now = self.clock() if at is None else at
-        if isinstance(event, GameStarted):
-            self._game_started(event, now)
-            return False
-        if isinstance(event, WorkersChanged):
-            self._workers = event
-            return False
-        if isinstance(event, GameFinished):
-            self._game_finished(event)
-            return False
-        if isinstance(event, EngineStderr):
-            if event.warning:
-                self._engine_errors += 1
-                self._warnings.append(f"{event.player} ({event.game_id}): {event.line}")
-            return False
-        if isinstance(event, RunWarning):
-            self.add_warning(f"arena: {event.text}")
-            return False
-        if isinstance(event, SnapshotTaken):
-            self.set_snapshot(event.snapshot, now)
-            return False
-        if isinstance(event, TreeDump):
-            return False
-        return self._state_changed(event, now)
+        match event:
+            case MovePlayed():
+                game = self._games.get(event.game_id)
+                if game is not None:
+                    game.moves = event.moves_played
+                    if event.black_clock is not None or event.white_clock is not None:
+                        game.black_clock, game.white_clock = event.black_clock, event.white_clock
+                    if event.board is not None:
+                        game.board, game.board_moves = event.board, event.moves_played
+                        game.board_move, game.board_colour = event.move, event.colour
+                return False
+            case KeyPressed():
+                return self.step_board(event.key)
+            case GameStarted():
+                self._game_started(event, self.clock() if at is None else at)
+                return False
+            case WorkersChanged():
+                self._workers = event
+                return False
+            case GameFinished():
+                self._game_finished(event)
+                return False
+            case EngineStderr():
+                if event.warning:
+                    self._engine_errors += 1
+                    self._warnings.append(f"{event.player} ({event.game_id}): {event.line}")
+                return False
+            case RunWarning():
+                self.add_warning(f"arena: {event.text}")
+                return False
+            case SnapshotTaken():
+                self.set_snapshot(event.snapshot, self.clock() if at is None else at)
+                return False
+            case TreeDump():
+                return False
+            case RunStateChanged():
+                return self._state_changed(event, self.clock() if at is None else at)
+            case _:
+                assert_never(event)
 
     def _state_changed(self, event: RunStateChanged, now: float) -> bool:
         if event.state is RunState.RUNNING and self._state is not RunState.RUNNING:

@@ -9,14 +9,19 @@ follows ``X.events``, so the wording may change freely.
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from arena.events import (
     EngineStderr,
     Event,
     GameFinished,
     GameStarted,
+    KeyPressed,
+    MovePlayed,
     RunState,
     RunStateChanged,
     RunWarning,
+    SnapshotTaken,
     TreeDump,
     WorkersChanged,
 )
@@ -45,30 +50,34 @@ def latency_text(latency: ArenaLatency | None) -> str:
 
 def log_line(event: Event) -> str | None:
     """The line ``X.log`` gets for ``event`` (without its timestamp), or None."""
-    if isinstance(event, RunStateChanged):
-        if event.state is RunState.RUNNING:
-            return f"run started (parallel {event.parallel or 1})"
-        if event.state is RunState.STOPPING:
-            return event.message or "stopping"
-        if event.state in ENDED_STATES:
-            return f"run finished: {event.message}"
-        return None
-    if isinstance(event, GameStarted):
-        where = f" on {event.worker}" if event.worker else ""
-        return f"starting game {event.game_id}: {event.black} (b) vs {event.white} (w){where}"
-    if isinstance(event, GameFinished):
-        latency = latency_text(event.latency)
-        if event.result is None:
-            return f"void game {event.game_id}: {void_text(event)}{latency}"
-        ignored = "" if event.counted else " (a result for this game was already counted)"
-        return f"finished game {event.game_id}: {result_text(event.result)}{ignored}{latency}"
-    if isinstance(event, EngineStderr):
-        return f"{event.game_id} {event.player} stderr: {event.line}"
-    if isinstance(event, RunWarning):
-        return f"warning: {event.text}"
-    if isinstance(event, WorkersChanged):
-        return workers_text(event)
-    return None
+    match event:
+        case RunStateChanged():
+            if event.state is RunState.RUNNING:
+                return f"run started (parallel {event.parallel or 1})"
+            if event.state is RunState.STOPPING:
+                return event.message or "stopping"
+            if event.state in ENDED_STATES:
+                return f"run finished: {event.message}"
+            return None
+        case GameStarted():
+            where = f" on {event.worker}" if event.worker else ""
+            return f"starting game {event.game_id}: {event.black} (b) vs {event.white} (w){where}"
+        case GameFinished():
+            latency = latency_text(event.latency)
+            if event.result is None:
+                return f"void game {event.game_id}: {void_text(event)}{latency}"
+            ignored = "" if event.counted else " (a result for this game was already counted)"
+            return f"finished game {event.game_id}: {result_text(event.result)}{ignored}{latency}"
+        case EngineStderr():
+            return f"{event.game_id} {event.player} stderr: {event.line}"
+        case RunWarning():
+            return f"warning: {event.text}"
+        case WorkersChanged():
+            return workers_text(event)
+        case MovePlayed() | TreeDump() | SnapshotTaken() | KeyPressed():
+            return None
+        case _:
+            assert_never(event)
 
 
 def workers_text(event: WorkersChanged) -> str:
@@ -106,27 +115,33 @@ class PlainWording:
 
     def lines(self, event: Event) -> tuple[list[str], list[str]]:
         """(stdout lines, stderr lines) for ``event``."""
-        if isinstance(event, GameStarted):
-            if event.slot >= 0:
-                self._running.discard(self._slots.get(event.slot, ""))
-                self._slots[event.slot] = event.game_id
-            self._running.add(event.game_id)
-            return [], []
-        if isinstance(event, GameFinished):
-            self._running.discard(event.game_id)
-            if event.result is None:
-                reason = void_text(event)
-                return [], [f"arena: game {event.game_id} is void and will be replayed: {reason}"]
-            if not event.counted:
+        match event:
+            case GameStarted():
+                if event.slot >= 0:
+                    self._running.discard(self._slots.get(event.slot, ""))
+                    self._slots[event.slot] = event.game_id
+                self._running.add(event.game_id)
                 return [], []
-            return [finished_line(event)], []
-        if isinstance(event, RunWarning):
-            return [], [f"arena: warning: {event.text}"]
-        if isinstance(event, WorkersChanged):
-            return [workers_text(event)], []
-        if isinstance(event, RunStateChanged):
-            return self._state_lines(event), []
-        return [], []
+            case GameFinished():
+                self._running.discard(event.game_id)
+                if event.result is None:
+                    reason = void_text(event)
+                    return [], [
+                        f"arena: game {event.game_id} is void and will be replayed: {reason}"
+                    ]
+                if not event.counted:
+                    return [], []
+                return [finished_line(event)], []
+            case RunWarning():
+                return [], [f"arena: warning: {event.text}"]
+            case WorkersChanged():
+                return [workers_text(event)], []
+            case RunStateChanged():
+                return self._state_lines(event), []
+            case MovePlayed() | EngineStderr() | TreeDump() | SnapshotTaken() | KeyPressed():
+                return [], []
+            case _:
+                assert_never(event)
 
     def _state_lines(self, event: RunStateChanged) -> list[str]:
         if event.state is RunState.RUNNING:
