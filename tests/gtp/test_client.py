@@ -218,6 +218,126 @@ async def test_in_memory_timeout_makes_the_client_unusable() -> None:
 
 
 # --------------------------------------------------------------------------
+# Pipelined commands (in memory)
+
+
+def refusing_play(command: Command) -> bytes:
+    if command.name == "play" and command.args[1:] == ("A1",):
+        return format_response(False, "illegal move", command.id)
+    return well_behaved(command)
+
+
+async def test_commands_go_in_one_write_and_answer_in_order() -> None:
+    writes: list[bytes] = []
+
+    async with in_memory() as client:
+        send_all = client._send.send_all
+
+        async def recording(data: bytes) -> None:
+            writes.append(bytes(data))
+            await send_all(data)
+
+        client._send.send_all = recording  # type: ignore[method-assign]
+        answers = await client.commands(("play", "b", "D4"), ("genmove", "w"))
+        assert answers == ["play b D4", "genmove w"]
+        assert writes == [b"1 play b D4\n2 genmove w\n"]
+        assert await client.command("name") == "name"  # ids go on: 3
+        assert writes[-1] == b"3 name\n"
+        assert await client.commands() == []
+        assert client.usable
+
+
+async def test_a_refused_play_in_a_pipeline_is_returned_and_the_genmove_answer_read() -> None:
+    async with in_memory(refusing_play) as client:
+        answers = await client.commands(("play", "b", "A1"), ("genmove", "w"))
+        assert isinstance(answers[0], CommandFailed)
+        assert answers[0].command == "play b A1"
+        assert answers[0].failure == "illegal move"
+        assert str(answers[0]) == "engine 'mem': 'play b A1' failed: illegal move"
+        assert answers[1] == "genmove w"  # consumed: the channel is in step
+        assert client.usable
+        assert await client.command("name") == "name"
+
+
+async def test_pipelined_traffic_is_logged_line_by_line() -> None:
+    lines: list[str] = []
+    async with in_memory(log=lines.append) as client:
+        await client.commands(("play", "b", "D4"), ("genmove", "w"))
+    assert lines == [">> 1 play b D4", ">> 2 genmove w", "<< =1 play b D4", "<< =2 genmove w"]
+
+
+async def test_a_fault_in_a_pipeline_raises_like_a_command(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    def mute_genmove(command: Command) -> bytes:
+        return b"" if command.name == "genmove" else well_behaved(command)
+
+    async with in_memory(mute_genmove) as client:
+        with pytest.raises(EngineTimeout) as caught:
+            await client.commands(("play", "b", "D4"), ("genmove", "w"), timeout=5)
+        assert str(caught.value) == "engine 'mem': no response to 'genmove w' within 5s"
+        assert client.broken_by is caught.value
+        with pytest.raises(EngineGone, match="unusable after an earlier error"):
+            await client.commands(("name",))
+
+
+async def test_after_a_refusal_a_fault_is_returned_in_place_of_the_answers_it_cut_off(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    muted: list[str] = []
+
+    def refuse_then_mute(command: Command) -> bytes:
+        if command.name == "genmove" or muted:
+            muted.append(command.name)
+            return b""  # hung from then on
+        return refusing_play(command)
+
+    async with in_memory(refuse_then_mute) as client:
+        answers = await client.commands(("play", "b", "A1"), ("genmove", "w"), ("name",), timeout=5)
+        refused, cut_off, also_cut_off = answers
+        assert isinstance(refused, CommandFailed)
+        assert isinstance(cut_off, EngineTimeout)
+        assert cut_off is also_cut_off
+        assert cut_off.command == "genmove w"
+        assert not client.usable
+        assert client.broken_by is cut_off
+
+
+async def test_a_wrong_id_in_a_pipeline_is_a_protocol_error() -> None:
+    def wrong_id(command: Command) -> bytes:
+        return format_response(True, "x", (command.id or 0) + 1)
+
+    async with in_memory(wrong_id) as client:
+        with pytest.raises(ProtocolError, match="response id 2 does not match command id 1"):
+            await client.commands(("play", "b", "D4"), ("genmove", "w"))
+        assert not client.usable
+
+
+async def test_a_pipeline_with_a_bad_word_sends_nothing() -> None:
+    async with in_memory() as client:
+        with pytest.raises(ValueError):
+            await client.commands(("play", "b", "D4"), ("genmove", "two words"))
+        assert await client.command("name") == "name"
+
+
+async def test_the_batch_times_are_its_write_and_its_last_answer(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with in_memory() as client:
+        assert client.timed
+        await client.commands(("play", "b", "D4"), ("genmove", "w"))
+        assert 0 < client.sent_at <= client.written_at <= client.received_at
+        assert client.hearing == (0.0, 0.0, 0.0)
+
+
+async def test_untimed_clients_read_no_clock() -> None:
+    async with in_memory(timed=False) as client:
+        assert await client.command("name") == "name"
+        await client.commands(("play", "b", "D4"), ("genmove", "w"))
+        assert (client.sent_at, client.written_at, client.received_at) == (0.0, 0.0, 0.0)
+
+
+# --------------------------------------------------------------------------
 # Real fake engines
 
 
@@ -429,6 +549,38 @@ async def test_c31_hang_times_out_and_the_group_is_killed() -> None:
             with pytest.raises(EngineGone):
                 await client.command("name")
     assert exit_signal(client) is signal.SIGTERM
+
+
+async def test_pipelined_commands_over_pipes() -> None:
+    with trio.fail_after(HANG_GUARD):
+        async with engine(fake_command("misbehave", "genmove", "answer:D4")) as client:
+            assert await client.commands(("play", "b", "C3"), ("genmove", "w")) == ["", "D4"]
+            many = await client.commands(*[("echo", str(n)) for n in range(50)], ("genmove", "b"))
+            assert many == [*(str(n) for n in range(50)), "D4"]
+            assert client.sent_at <= client.written_at <= client.received_at
+            assert client.usable
+
+
+async def test_pipelined_refusal_then_a_hang_over_pipes() -> None:
+    with trio.fail_after(HANG_GUARD):
+        async with engine(fake_command("hang"), name="sleepy") as client:
+            answers = await client.commands(("fail_me",), ("genmove", "b"), timeout=0.5)
+            assert isinstance(answers[0], CommandFailed)
+            assert isinstance(answers[1], EngineTimeout)
+            assert str(answers[1]) == "engine 'sleepy': no response to 'genmove b' within 0.5s"
+            assert not client.usable
+    assert exit_signal(client) is signal.SIGTERM
+
+
+async def test_untimed_client_over_pipes() -> None:
+    with trio.fail_after(HANG_GUARD):
+        async with engine(fake_command("hang")) as client:
+            client.timed = False
+            assert await client.command("name") == "fake"
+            assert await client.commands(("play", "b", "C3"), ("name",)) == ["", "fake"]
+            assert client.received_at == 0.0
+            with pytest.raises(EngineTimeout):
+                await client.command("genmove", "b", timeout=0.3)
 
 
 async def test_errors_leave_open_engine_as_they_are() -> None:
