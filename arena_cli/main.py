@@ -342,9 +342,10 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
                 config,
             )
         else:
-            from arena.run.cluster import require_distributed
+            from arena.run.cluster import require_distributed, silence_distributed_logs
 
             require_distributed()
+            silence_distributed_logs()
             failures = trio.run(_check_on_cluster, cluster, config)
         for failure in failures:
             print(f"arena: {failure}", file=sys.stderr)
@@ -357,15 +358,17 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         log_gtp=options.log_gtp,
         durable=not options.no_fsync,
         affinity=options.affinity,
+        freeze_gc=True,  # this process is the arena's own
     )
     from tui.live import run_with_display  # the dashboard, plain lines or quiet
 
     if cluster is None:
         summary = trio.run(partial(run_with_display, quiet=options.quiet), config, run_options)
     else:
-        from arena.run.cluster import require_distributed
+        from arena.run.cluster import require_distributed, silence_distributed_logs
 
         require_distributed()
+        silence_distributed_logs()
         summary = trio.run(
             partial(_run_on_cluster, quiet=options.quiet, parallel=options.parallel),
             cluster,

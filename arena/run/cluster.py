@@ -465,8 +465,13 @@ def _configured_connect_timeout() -> float:
     return min(float(configured or CONNECT_TIMEOUT), CONNECT_TIMEOUT)
 
 
-def _silence_distributed() -> None:
-    """Quiet every logger of ``distributed`` in this process (dask's config sets some apart)."""
+def silence_distributed_logs() -> None:
+    """Quiet every logger of ``distributed`` in this process (dask's config sets some apart).
+
+    For the command line, whose process is the arena's own: it reports what matters
+    itself, and distributed's log lines (a lost connection, retries) would break the
+    one-line errors and the dashboard.  A library call leaves the loggers alone.
+    """
     import distributed  # noqa: F401  (configures its loggers on import)
 
     for name in ["distributed", *logging.root.manager.loggerDict]:
@@ -476,19 +481,21 @@ def _silence_distributed() -> None:
 
 @contextlib.asynccontextmanager
 async def open_cluster(
-    address: str, *, stderr: StderrRoute = "log", timeout: float | None = None
+    address: str,
+    *,
+    stderr: StderrRoute = "log",
+    timeout: float | None = None,
 ) -> AsyncIterator[DaskExecutor]:
     """Connect to the Dask scheduler at ``address``; RunError (one line) if it cannot be reached.
 
     ``timeout``: seconds to keep trying; by default dask's
     ``distributed.comm.timeouts.connect``, at most ``CONNECT_TIMEOUT``.
+    Leaves the process's loggers alone (the command line silences distributed's:
+    :func:`silence_distributed_logs`).
     """
     require_distributed()
     if timeout is None:
         timeout = _configured_connect_timeout()
-    # The arena reports what matters itself; distributed's own log lines (a lost
-    # connection, retries) would break the one-line errors and the dashboard.
-    _silence_distributed()
     thread = LoopThread()
     try:
         executor = DaskExecutor(address, thread, None, trio.lowlevel.current_trio_token(), stderr)

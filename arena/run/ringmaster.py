@@ -93,6 +93,9 @@ class RunOptions:
     handle_signals: bool = True  # SIGINT/SIGTERM stop at once (only in the main thread)
     durable: bool = True  # fsync records, journal and status (--no-fsync: False)
     affinity: int | None = None  # cores per game slot (--affinity); None: the control file's
+    # gc.freeze() what is alive when the games begin (a process-wide change: the
+    # command line asks for it, a library call leaves the caller's collector alone).
+    freeze_gc: bool = False
 
 
 @attrs.frozen
@@ -245,7 +248,9 @@ class Ringmaster:
             # What is alive now (modules, the competition, its state) lives for
             # the whole run: out of the collector's sight, a full collection
             # no longer walks it (it took up to 80 ms, every game's clock stopped).
-            gc.freeze()
+            freeze = self.options.freeze_gc
+            if freeze:
+                gc.freeze()
             try:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self._writer.run)
@@ -254,7 +259,8 @@ class Ringmaster:
                     finally:
                         self._writer.close()
             finally:
-                gc.unfreeze()
+                if freeze:
+                    gc.unfreeze()
         state = self._final_state or RunState.FINISHED
         message = self._final_message or (
             "competition complete" if self.competition.is_complete() else "run finished"

@@ -30,18 +30,15 @@ milliseconds, which a clock would charge to the engines waiting on it.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
 import attrs
 import trio
-
-try:  # trio.testing's own function: importing trio.testing imports pytest (60-200 ms a start)
-    from trio._core._run import wait_all_tasks_blocked
-except ImportError:  # pragma: no cover - a trio that moved it
-    from trio.testing import wait_all_tasks_blocked
 
 from arena.errors import RunError
 from arena.store.files import CompetitionFiles, fsync_directory
@@ -49,11 +46,32 @@ from arena.store.journal import JournalEntry, LoadedState, StateStore
 
 IDLE_WAIT_SECONDS = 0.05
 
+_IdleWait = Callable[[], Awaitable[None]]
+_idle_wait: _IdleWait | None = None
+
+
+def _import_idle_wait() -> _IdleWait:
+    module = importlib.import_module("trio.testing")
+    wait: _IdleWait = module.wait_all_tasks_blocked
+    return wait
+
 
 async def until_idle(deadline: float) -> None:
-    """Wait until no other task can run, or until ``deadline`` (trio's clock)."""
+    """Wait until no other task can run, or until ``deadline`` (trio's clock).
+
+    trio's public ``trio.testing.wait_all_tasks_blocked``, imported on first use
+    and then in a worker thread: ``trio.testing`` imports pytest (about 70 ms),
+    which a run that records nothing never pays, and which must not hold up the
+    loop while games play.
+    """
+    global _idle_wait
+    if _idle_wait is None:
+        if "trio.testing" in sys.modules:
+            _idle_wait = _import_idle_wait()
+        else:
+            _idle_wait = await trio.to_thread.run_sync(_import_idle_wait)
     with trio.move_on_at(deadline):
-        await wait_all_tasks_blocked()
+        await _idle_wait()
 
 
 @attrs.frozen
