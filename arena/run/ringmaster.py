@@ -117,6 +117,11 @@ class StartupCheckFailed(RunError):
         )
 
 
+def _encoded_state(competition: Competition) -> bytes:
+    """The competition's state as ``X.status`` holds it (the writer builds it per batch)."""
+    return encode_json(competition.to_state())
+
+
 def report_text(competition: Competition) -> str:
     return competition_report(competition.snapshot())
 
@@ -154,7 +159,6 @@ class Ringmaster:
     _watchdog: Watchdog | None = None
     _snapshot_at: float = -math.inf  # when the last snapshot for an event was taken
     _snapshot_cost: float = 0.0  # and how long it took (perf_counter seconds)
-    _batch_snapshot: CompetitionSnapshot | None = None
     _next_move_event: dict[str, float] = attrs.Factory(dict)  # game id -> trio time
     _next_board_event: dict[str, float] = attrs.Factory(dict)  # game id -> trio time
     _live_games: dict[str, Game] = attrs.Factory(dict)  # read for clocks and boards
@@ -167,7 +171,7 @@ class Ringmaster:
             )
         else:
             self.store = MemoryStore()
-        self._writer = RecordWriter(self.store, self._begin_batch)
+        self._writer = RecordWriter(self.store)
 
     # -- stopping -----------------------------------------------------------
 
@@ -504,13 +508,14 @@ class Ringmaster:
                 record_file = (path, partial(build_sgf, record))
         notes = tuple(competition.take_history_notes())
         sgf_path = None if record_file is None else str(record_file[0])
-
-        def announce(last: bool) -> None:
-            self._announce(record, counted, sgf_path, notes, last)
-
-        self._writer.submit(Commit(entry, record_file, announce))
         if halt_reason is not None:
             self.request_stop(halt_reason, state=RunState.HALTED)
+        # The competition after this game, for its announcement (when watched and
+        # affordable now): taken here, it covers this game and every earlier one.
+        snapshot = self._event_snapshot() if self.events.subscribed else None
+        status = partial(_encoded_state, competition) if self.store.wants_status else None
+        announce = partial(self._announce, record, counted, sgf_path, notes, snapshot)
+        self._writer.submit(Commit(entry, record_file, announce, status))
         self._notify()
 
     def _stalled(self, job: GameJob, stall: float, reason: str) -> str | None:
@@ -525,29 +530,18 @@ class Ringmaster:
             self.options.parallel,
         )
 
-    def _begin_batch(self, wants_status: bool) -> bytes | None:
-        """The writer takes a batch: the state that covers it, and the snapshot to announce.
-
-        Both cover exactly the games of the batch and every earlier one (each
-        result is counted when it is queued).
-        """
-        self._batch_snapshot = self._event_snapshot() if self.events.subscribed else None
-        return encode_json(self.competition.to_state()) if wants_status else None
-
     def _announce(
         self,
         record: GameRecord,
         counted: bool,
         sgf_path: str | None,
         notes: tuple[HistoryNote, ...],
-        last: bool,
+        snapshot: CompetitionSnapshot | None,
     ) -> None:
+        """The game is durable: count it as recorded and tell the subscribers."""
         job = record.job
         if record.result is not None and counted:
             self._recorded += 1
-        snapshot = None
-        if last:  # the batch's snapshot covers its every game: it goes with the last one
-            snapshot, self._batch_snapshot = self._batch_snapshot, None
         self.events.emit(
             GameFinished(
                 job.game_id,
@@ -565,16 +559,27 @@ class Ringmaster:
         if notes:
             self.events.emit(TreeDump.of(notes))
 
+    def _run_ends_here(self) -> bool:
+        """No game in progress and none to come: the game just finished is the run's last."""
+        if self._in_progress:
+            return False
+        max_games = self.options.max_games
+        return (
+            self._stopping
+            or (max_games is not None and self._started >= max_games)
+            or self.competition.is_complete()
+        )
+
     def _event_snapshot(self) -> CompetitionSnapshot | None:
         """The snapshot a GameFinished event carries, or None when it would cost too much now.
 
         A big competition's snapshot can take a good part of a second (a
         100-player all-play-all), so one is taken at most once per twenty times
         its own cost, keeping watchers' share of the arena's time near 5%; the
-        event that leaves no game in progress always has one.
+        run's last game (none in progress, none to come) always has one.
         """
         started = time.perf_counter()
-        if self._in_progress and started - self._snapshot_at < 20 * self._snapshot_cost:
+        if started - self._snapshot_at < 20 * self._snapshot_cost and not self._run_ends_here():
             return None
         snapshot = self.competition.snapshot()
         self._snapshot_at = time.perf_counter()

@@ -1,18 +1,22 @@
 """Recording off the event loop: finished games made durable in a thread, with group commit.
 
-The ringmaster hands each finished game to :meth:`RecordWriter.submit` and goes
-on at once.  One writer task takes everything waiting, asks for the
-competition's state as it stands (which covers exactly those games and every
-earlier one), and hands the blocking work to a worker thread:
+The ringmaster hands each finished game to :meth:`RecordWriter.submit` as a
+self-contained :class:`Commit` and goes on at once: its journal entry, how to
+build its SGF bytes, how to build the competition's state that covers it, and
+what to do once it is durable.  The writer calls nothing else: one writer
+task takes everything waiting and hands the blocking work to a worker thread:
 
 1. each game's SGF file: written to a temporary file, fsynced, renamed into
    place; then each directory written to is fsynced once;
 2. the batch's journal entries: one append, one fsync;
-3. ``X.status``: replaced atomically (temporary file, fsync, rename).
+3. ``X.status``: replaced atomically (temporary file, fsync, rename), with
+   the state built by the batch's last commit, as the batch is taken (no
+   checkpoint between): it covers exactly the batch's games and every
+   earlier one, and a batch of many games encodes it once.
 
 Games that finish while a batch is being written share the next fsyncs.  Only
-when its batch is durable is a game announced (the ``on_durable`` callback,
-on the trio thread), so what is reported as finished survives a SIGKILL or a
+when its batch is durable is a game announced (its commit's ``on_durable``, on
+the trio thread), so what is reported as finished survives a SIGKILL or a
 power loss; a game killed before that is simply replayed by the next run.
 
 Two stores: :class:`DiskStore` (the competition's files; ``durable=False``
@@ -76,13 +80,17 @@ async def until_idle(deadline: float) -> None:
 
 @attrs.frozen
 class Commit:
-    """One finished game to make durable."""
+    """One finished game to make durable: everything its batch needs from it."""
 
     entry: JournalEntry | None  # None: nothing to journal (a void game of the library API)
     # The SGF file and what builds its bytes (on the trio thread), if one is kept.
     record: tuple[Path, Callable[[], bytes]] | None
-    # Called on the trio thread once durable; True for the last game of its batch.
-    on_durable: Callable[[bool], None] = attrs.field(eq=False)
+    # Called on the trio thread once durable (the game is announced).
+    on_durable: Callable[[], None] = attrs.field(eq=False)
+    # What builds the competition's state (encoded) as it stands when called: the
+    # state after this game and every game submitted before it; None when the
+    # store keeps no state.  The writer calls the batch's last one as it takes it.
+    status: Callable[[], bytes] | None = attrs.field(default=None, eq=False)
 
 
 class Store(Protocol):
@@ -209,14 +217,11 @@ class MemoryStore:
 class RecordWriter:
     """The writer task and its queue (see module docstring).
 
-    ``begin`` is called as a batch is taken, with whether the store wants the
-    competition's state, and returns that state encoded (or None).  Run
-    :meth:`run` in a nursery; :meth:`close` lets it finish what is queued and
-    return.  A failed write raises :class:`RunError`.
+    Run :meth:`run` in a nursery; :meth:`close` lets it finish what is queued
+    and return.  A failed write raises :class:`RunError`.
     """
 
     store: Store
-    begin: Callable[[bool], bytes | None]
     batches: int = 0  # how many commits (for tests and benchmarks)
     _queue: list[Commit] = attrs.Factory(list)
     _wakeup: trio.Event = attrs.Factory(trio.Event)
@@ -246,11 +251,14 @@ class RecordWriter:
                 continue
             deadline = trio.current_time() + IDLE_WAIT_SECONDS
             await until_idle(deadline)
-            # The state is taken with the batch, no checkpoint between: it covers
-            # exactly the batch's games and every earlier one.
+            # The state is built with the batch taken, no checkpoint between: it
+            # covers exactly the batch's games and every earlier one.
             batch, self._queue = self._queue, []
             entries = [commit.entry for commit in batch if commit.entry is not None]
-            status = self.begin(bool(entries) and self.store.wants_status)
+            build_status = batch[-1].status
+            status = None
+            if entries and build_status is not None and self.store.wants_status:
+                status = build_status()
             records = []
             for commit in batch:
                 if commit.record is not None:
@@ -263,6 +271,6 @@ class RecordWriter:
                 raise RunError(f"cannot record finished games: {exc}") from exc
             self.batches += 1
             deadline = trio.current_time() + IDLE_WAIT_SECONDS
-            for index, commit in enumerate(batch, 1):
+            for commit in batch:
                 await until_idle(deadline)
-                commit.on_durable(index == len(batch))
+                commit.on_durable()

@@ -14,6 +14,7 @@ import pytest
 import trio
 import trio.testing
 
+from arena.store.journal import VoidEntry
 from arena.store.writer import IDLE_WAIT_SECONDS, Commit, MemoryStore, RecordWriter
 
 BUSY_STEPS = 200
@@ -47,7 +48,7 @@ def commit(name: str, seen: list[tuple[str, int, float]], progress: list[int]) -
         seen.append((f"build {name}", progress[0], trio.current_time()))
         return b"(;FF[4])"
 
-    def announce(last: bool) -> None:
+    def announce() -> None:
         seen.append((f"announce {name}", progress[0], trio.current_time()))
 
     return Commit(None, (Path(f"{name}.sgf"), build), announce)
@@ -57,7 +58,7 @@ async def test_records_are_built_and_announced_once_no_other_task_can_run(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     store = MemoryStore()
-    writer = RecordWriter(store, lambda wants_status: None)
+    writer = RecordWriter(store)
     seen: list[tuple[str, int, float]] = []
     progress = [0]
     started = trio.current_time()
@@ -85,7 +86,7 @@ async def test_a_loop_that_is_never_idle_delays_a_record_briefly_not_forever(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
     store = MemoryStore()
-    writer = RecordWriter(store, lambda wants_status: None)
+    writer = RecordWriter(store)
     seen: list[tuple[str, int, float]] = []
     progress = [0]
     durable_seen: list[float] = []  # when the busy task first saw the batch written
@@ -116,3 +117,47 @@ async def test_a_loop_that_is_never_idle_delays_a_record_briefly_not_forever(
     assert len(durable_seen) == 1
     written = durable_seen[0]
     assert written - late <= announced - IDLE_WAIT_SECONDS <= written + late
+
+
+async def test_a_batch_writes_the_state_its_last_commit_builds_once() -> None:
+    """Each commit brings what builds the state; a batch builds it once, from its last."""
+
+    class StatusStore(MemoryStore):
+        statuses: list[bytes | None]
+
+        @property
+        def wants_status(self) -> bool:
+            return True
+
+        def commit(self, records: object, entries: object, status: bytes | None) -> None:
+            self.statuses.append(status)
+
+    store = StatusStore()
+    store.statuses = []
+    built: list[str] = []
+    announced: list[str] = []
+
+    first_batch_done = trio.Event()
+
+    def game(name: str) -> Commit:
+        def status() -> bytes:
+            built.append(name)
+            return name.encode()
+
+        def announce() -> None:
+            announced.append(name)
+            if name == "b":
+                first_batch_done.set()
+
+        return Commit(VoidEntry(name, "a v b", "crash"), None, announce, status)
+
+    writer = RecordWriter(store)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(writer.run)
+        writer.submit(game("a"))
+        writer.submit(game("b"))
+        await first_batch_done.wait()
+        writer.submit(game("c"))
+        writer.close()
+    assert (built, store.statuses, announced) == (["b", "c"], [b"b", b"c"], ["a", "b", "c"])
+    assert writer.batches == 2
