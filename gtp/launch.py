@@ -13,23 +13,56 @@ engine's stderr lines go to the log too (prefixed ``!!``).
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import Final, Unpack
 
+import attrs
 import trio
 
 from gtp.client import EngineInfo, GtpClient, TextSink, TrafficLog, traffic_log
 from gtp.process import (
-    DEFAULT_STDERR_TAIL_BYTES,
-    DEFAULT_TIMINGS,
+    ProcessOptions,
+    ProcessOverrides,
     ReapedCallback,
-    ShutdownTimings,
     SpawnedChild,
     StderrLineCallback,
-    StderrMode,
     start_process,
 )
 from gtp.protocol import MAX_RESPONSE_BYTES, MAX_RESPONSE_LINE_BYTES
+
+
+@attrs.frozen(kw_only=True)
+class EngineOptions(ProcessOptions):
+    """How to start an engine and talk to it, as one value.
+
+    The process's options (:class:`gtp.process.ProcessOptions`: ``cwd``,
+    ``env``, ``stderr``, ``on_stderr_line``, ``stderr_tail_bytes``,
+    ``timings``) and the client's (see :class:`~gtp.client.GtpClient`).
+    The functions here take it as ``options``, and any of its fields as
+    keywords, which override the value's.
+    """
+
+    log: TrafficLog | TextSink | None = None  # traffic, and with it the stderr lines
+    strict_ids: bool = False
+    default_timeout: float | None = None
+    max_line_bytes: int = MAX_RESPONSE_LINE_BYTES
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    timed: bool = True
+
+
+DEFAULT_ENGINE_OPTIONS: Final = EngineOptions()
+
+
+class EngineOverrides(ProcessOverrides, total=False):
+    """:class:`EngineOptions`' fields, as keyword arguments."""
+
+    log: TrafficLog | TextSink | None
+    strict_ids: bool
+    default_timeout: float | None
+    max_line_bytes: int
+    max_response_bytes: int
+    timed: bool
 
 
 def start_engine(
@@ -37,38 +70,28 @@ def start_engine(
     command: str | Sequence[str | os.PathLike[str]],
     *,
     name: str,
-    cwd: str | os.PathLike[str] | None = None,
-    env: Mapping[str, str] | None = None,
-    stderr: StderrMode = "keep",
-    on_stderr_line: StderrLineCallback | None = None,
-    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
-    log: TrafficLog | TextSink | None = None,
-    strict_ids: bool = False,
-    default_timeout: float | None = None,
-    timings: ShutdownTimings = DEFAULT_TIMINGS,
-    max_line_bytes: int = MAX_RESPONSE_LINE_BYTES,
-    max_response_bytes: int = MAX_RESPONSE_BYTES,
+    options: ProcessOptions = DEFAULT_ENGINE_OPTIONS,
     on_reaped: ReapedCallback | None = None,
     child: SpawnedChild | None = None,
+    **overrides: Unpack[EngineOverrides],
 ) -> GtpClient:
     """Start an engine and return a client for it; its tasks run in ``nursery``.
 
     :func:`open_engine` without the block (see :func:`gtp.process.start_process`):
     stop the engine with :meth:`GtpClient.close_engine`.  If ``nursery`` is
     cancelled first, the engine is stopped the same way by its supervisor.
-    Raises EngineStartError when the program cannot be started.
+    ``options``: an :class:`EngineOptions` (a plain ProcessOptions gets the
+    client's defaults).  Raises EngineStartError when the program cannot be
+    started.
     """
-    log_fn = traffic_log(log)
+    engine_options = _engine_options(options, overrides)
+    log_fn = traffic_log(engine_options.log)
     process = start_process(
         nursery,
         command,
         name=name,
-        cwd=cwd,
-        env=env,
-        stderr=stderr,
-        on_stderr_line=_stderr_sink(on_stderr_line, log_fn),
-        stderr_tail_bytes=stderr_tail_bytes,
-        timings=timings,
+        options=engine_options,
+        on_stderr_line=_stderr_sink(engine_options.on_stderr_line, log_fn),
         on_reaped=on_reaped,
         child=child,
     )
@@ -78,10 +101,11 @@ def start_engine(
         name=name,
         process=process,
         log=log_fn,
-        strict_ids=strict_ids,
-        default_timeout=default_timeout,
-        max_line_bytes=max_line_bytes,
-        max_response_bytes=max_response_bytes,
+        strict_ids=engine_options.strict_ids,
+        default_timeout=engine_options.default_timeout,
+        max_line_bytes=engine_options.max_line_bytes,
+        max_response_bytes=engine_options.max_response_bytes,
+        timed=engine_options.timed,
     )
     # No checkpoint since start_process: the supervisor has not run yet.
     process.close_on_cancel = client.close_engine
@@ -94,46 +118,24 @@ async def open_engine(
     command: str | Sequence[str | os.PathLike[str]],
     *,
     name: str,
-    cwd: str | os.PathLike[str] | None = None,
-    env: Mapping[str, str] | None = None,
-    stderr: StderrMode = "keep",
-    on_stderr_line: StderrLineCallback | None = None,
-    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
-    log: TrafficLog | TextSink | None = None,
-    strict_ids: bool = False,
-    default_timeout: float | None = None,
-    timings: ShutdownTimings = DEFAULT_TIMINGS,
-    max_line_bytes: int = MAX_RESPONSE_LINE_BYTES,
-    max_response_bytes: int = MAX_RESPONSE_BYTES,
+    options: ProcessOptions = DEFAULT_ENGINE_OPTIONS,
+    **overrides: Unpack[EngineOverrides],
 ) -> AsyncIterator[GtpClient]:
     """Start an engine and yield a client for it; always stop it on exit.
 
-    On leaving the block (normally, by an exception or by cancellation):
-    ``quit`` if the channel is healthy (``timings.quit_timeout``), then the
-    process shutdown path (exit grace only after an acknowledged quit ->
-    SIGTERM to the group -> grace -> SIGKILL -> reap).  Raises
-    EngineStartError when the program cannot be started.
+    ``options`` as for :func:`start_engine`.  On leaving the block (normally,
+    by an exception or by cancellation): ``quit`` if the channel is healthy
+    (``timings.quit_timeout``), then the process shutdown path (exit grace
+    only after an acknowledged quit -> SIGTERM to the group -> grace ->
+    SIGKILL -> reap).  Raises EngineStartError when the program cannot be
+    started.
     """
+    engine_options = _engine_options(options, overrides)
     start_error: BaseException | None = None
     body_error: BaseException | None = None
     async with trio.open_nursery() as nursery:
         try:
-            client = start_engine(
-                nursery,
-                command,
-                name=name,
-                cwd=cwd,
-                env=env,
-                stderr=stderr,
-                on_stderr_line=on_stderr_line,
-                stderr_tail_bytes=stderr_tail_bytes,
-                log=log,
-                strict_ids=strict_ids,
-                default_timeout=default_timeout,
-                timings=timings,
-                max_line_bytes=max_line_bytes,
-                max_response_bytes=max_response_bytes,
-            )
+            client = start_engine(nursery, command, name=name, options=engine_options)
         except BaseException as exc:
             # Raised below, outside the nursery (no ExceptionGroup around it).
             start_error = exc
@@ -157,16 +159,23 @@ async def startup_check(
     timeout: float = 10.0,
     board_size: int | None = None,
     komi: float | None = None,
-    cwd: str | os.PathLike[str] | None = None,
-    env: Mapping[str, str] | None = None,
-    log: TrafficLog | TextSink | None = None,
-    timings: ShutdownTimings = DEFAULT_TIMINGS,
+    options: ProcessOptions = DEFAULT_ENGINE_OPTIONS,
+    **overrides: Unpack[EngineOverrides],
 ) -> EngineInfo:
     """Start the engine, check that it speaks GTP, quit it; EngineStartError if not."""
     async with open_engine(
-        command, name=name, cwd=cwd, env=env, log=log, timings=timings
+        command, name=name, options=_engine_options(options, overrides)
     ) as client:
         return await client.check_startup(timeout, board_size=board_size, komi=komi)
+
+
+def _engine_options(options: ProcessOptions, overrides: EngineOverrides) -> EngineOptions:
+    """``options`` as EngineOptions (the client's defaults added), ``overrides`` applied."""
+    if not isinstance(options, EngineOptions):
+        options = EngineOptions(**attrs.asdict(options, recurse=False))
+    if overrides:
+        options = attrs.evolve(options, **overrides)
+    return options
 
 
 def _stderr_sink(

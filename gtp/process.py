@@ -33,7 +33,7 @@ import signal
 import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
-from typing import Final
+from typing import Final, TypedDict, Unpack
 
 import attrs
 import trio
@@ -62,6 +62,37 @@ class ShutdownTimings:
 
 
 DEFAULT_TIMINGS: Final = ShutdownTimings()
+
+
+@attrs.frozen(kw_only=True)
+class ProcessOptions:
+    """How to start an engine process, as one value (see :func:`open_process`).
+
+    ``gtp.launch``'s :class:`~gtp.launch.EngineOptions` adds the client's
+    options to these.  The functions that take ``options`` also take any of
+    its fields as keywords, which override the value's.
+    """
+
+    cwd: str | os.PathLike[str] | None = None
+    env: Mapping[str, str] | None = None  # added to this process's environment
+    stderr: StderrMode = "keep"
+    on_stderr_line: StderrLineCallback | None = None
+    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES
+    timings: ShutdownTimings = DEFAULT_TIMINGS
+
+
+DEFAULT_PROCESS_OPTIONS: Final = ProcessOptions()
+
+
+class ProcessOverrides(TypedDict, total=False):
+    """:class:`ProcessOptions`' fields, as keyword arguments."""
+
+    cwd: str | os.PathLike[str] | None
+    env: Mapping[str, str] | None
+    stderr: StderrMode
+    on_stderr_line: StderrLineCallback | None
+    stderr_tail_bytes: int
+    timings: ShutdownTimings
 
 
 @attrs.frozen
@@ -411,31 +442,21 @@ async def open_process(
     command: str | Sequence[str | os.PathLike[str]],
     *,
     name: str,
-    cwd: str | os.PathLike[str] | None = None,
-    env: Mapping[str, str] | None = None,
-    stderr: StderrMode = "keep",
-    on_stderr_line: StderrLineCallback | None = None,
-    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
-    timings: ShutdownTimings = DEFAULT_TIMINGS,
+    options: ProcessOptions = DEFAULT_PROCESS_OPTIONS,
+    **overrides: Unpack[ProcessOverrides],
 ) -> AsyncIterator[EngineProcess]:
     """Start an engine in its own process group; stop it (and the group) on exit.
 
-    Raises :class:`EngineStartError` when the program cannot be run.  On leaving
+    ``options`` (and any of its fields given as keywords): working directory,
+    extra environment, stderr handling, shutdown timings.  Raises
+    :class:`EngineStartError` when the program cannot be run.  On leaving
     the block, even by cancellation, :meth:`EngineProcess.shutdown` runs with
-    ``timings``; after it nothing of the group is left and the leader is reaped.
+    the timings; after it nothing of the group is left and the leader is reaped.
     """
+    if overrides:
+        options = attrs.evolve(options, **overrides)
     argv = split_command(command)
-    proc = _spawn(
-        argv,
-        None,
-        name=name,
-        cwd=cwd,
-        env=env,
-        stderr=stderr,
-        on_stderr_line=on_stderr_line,
-        stderr_tail_bytes=stderr_tail_bytes,
-        timings=timings,
-    )
+    proc = _spawn(argv, None, name=name, options=options)
     body_error: BaseException | None = None
     try:
         async with trio.open_nursery() as nursery:
@@ -463,38 +484,26 @@ def start_process(
     command: str | Sequence[str | os.PathLike[str]],
     *,
     name: str,
-    cwd: str | os.PathLike[str] | None = None,
-    env: Mapping[str, str] | None = None,
-    stderr: StderrMode = "keep",
-    on_stderr_line: StderrLineCallback | None = None,
-    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
-    timings: ShutdownTimings = DEFAULT_TIMINGS,
+    options: ProcessOptions = DEFAULT_PROCESS_OPTIONS,
     on_reaped: ReapedCallback | None = None,
     child: SpawnedChild | None = None,
+    **overrides: Unpack[ProcessOverrides],
 ) -> EngineProcess:
     """Start an engine whose supervisor and stderr pump run in ``nursery``.
 
-    The same engine as :func:`open_process` gives, with the same guarantees,
-    but with no block around it: stop it with :meth:`EngineProcess.aclose`.
-    If ``nursery`` is cancelled first, the supervisor stops the engine itself;
-    either way the nursery's tasks for it end once it is closed.  Raises
-    :class:`EngineStartError` when the program cannot be run (and RuntimeError,
-    with nothing left running, when ``nursery`` is closed).  ``on_reaped`` is
-    called right after the leader is reaped.
+    The same engine as :func:`open_process` gives, with the same options
+    and guarantees, but with no block around it: stop it with
+    :meth:`EngineProcess.aclose`.  If ``nursery`` is cancelled first, the
+    supervisor stops the engine itself; either way the nursery's tasks for
+    it end once it is closed.  Raises :class:`EngineStartError` when the
+    program cannot be run (and RuntimeError, with nothing left running, when
+    ``nursery`` is closed).  ``on_reaped`` is called right after the leader
+    is reaped; ``child``: a child already spawned (:func:`spawn_off_the_loop`).
     """
+    if overrides:
+        options = attrs.evolve(options, **overrides)
     argv = split_command(command)
-    proc = _spawn(
-        argv,
-        child,
-        name=name,
-        cwd=cwd,
-        env=env,
-        stderr=stderr,
-        on_stderr_line=on_stderr_line,
-        stderr_tail_bytes=stderr_tail_bytes,
-        timings=timings,
-        on_reaped=on_reaped,
-    )
+    proc = _spawn(argv, child, name=name, options=options, on_reaped=on_reaped)
     proc._start_tasks(nursery)
     return proc
 
@@ -507,9 +516,8 @@ async def spawn_off_the_loop(
     command: str | Sequence[str | os.PathLike[str]],
     *,
     name: str,
-    cwd: str | os.PathLike[str] | None = None,
-    env: Mapping[str, str] | None = None,
-    stderr: StderrMode = "keep",
+    options: ProcessOptions = DEFAULT_PROCESS_OPTIONS,
+    **overrides: Unpack[ProcessOverrides],
 ) -> SpawnedChild:
     """Start a child in a worker thread, for :func:`start_process` (``child=``) to take over.
 
@@ -518,9 +526,14 @@ async def spawn_off_the_loop(
     milliseconds for a CPU first: in the run loop's thread that would stall
     every game's clock.  Not cancellable once begun (the child would be
     orphaned): pass the result to ``start_process`` before the next checkpoint.
+    Of the options, the spawn uses ``cwd``, ``env`` and ``stderr``.
     """
+    if overrides:
+        options = attrs.evolve(options, **overrides)
     argv = split_command(command)
-    return await trio.to_thread.run_sync(spawn_child, argv, name, cwd, env, stderr)
+    return await trio.to_thread.run_sync(
+        spawn_child, argv, name, options.cwd, options.env, options.stderr
+    )
 
 
 def _spawn(
@@ -528,16 +541,11 @@ def _spawn(
     child: SpawnedChild | None,
     *,
     name: str,
-    cwd: str | os.PathLike[str] | None,
-    env: Mapping[str, str] | None,
-    stderr: StderrMode,
-    on_stderr_line: StderrLineCallback | None,
-    stderr_tail_bytes: int,
-    timings: ShutdownTimings,
+    options: ProcessOptions,
     on_reaped: ReapedCallback | None = None,
 ) -> EngineProcess:
     if child is None:
-        child = spawn_child(argv, name, cwd, env, stderr)
+        child = spawn_child(argv, name, options.cwd, options.env, options.stderr)
     pid, popen, stdin_w, stdout_r, stderr_r = child
     try:
         pidfd: int | None = os.pidfd_open(pid)
@@ -548,12 +556,12 @@ def _spawn(
         argv=tuple(argv),
         stdin=trio.lowlevel.FdStream(stdin_w),
         stdout=trio.lowlevel.FdStream(stdout_r),
-        timings=timings,
+        timings=options.timings,
         pid=pid,
         popen=popen,
         stderr=trio.lowlevel.FdStream(stderr_r) if stderr_r is not None else None,
-        on_stderr_line=on_stderr_line,
-        stderr_tail_bytes=stderr_tail_bytes,
+        on_stderr_line=options.on_stderr_line,
+        stderr_tail_bytes=options.stderr_tail_bytes,
         pidfd=pidfd,
         on_reaped=on_reaped,
     )

@@ -29,8 +29,8 @@ from gtp.errors import (
     GtpError,
     ProtocolError,
 )
-from gtp.launch import open_engine, startup_check
-from gtp.process import ShutdownTimings, open_process
+from gtp.launch import EngineOptions, _engine_options, open_engine, startup_check
+from gtp.process import ProcessOptions, ShutdownTimings, open_process
 from gtp.protocol import Command, CommandReader, format_response
 from tests.fakes import assert_group_gone, fake_command
 
@@ -775,3 +775,30 @@ async def test_time_the_loop_spends_on_other_tasks_after_the_answer_came_is_not_
                     client_last += returned >= second_ended
                     assert first_ended <= second_began
                     assert written <= client.received_at <= second_began
+
+
+# --------------------------------------------------------------------------
+# Launch options: one frozen value, keywords override it
+
+
+def test_engine_options_are_one_value_that_keywords_override() -> None:
+    base = EngineOptions(timings=FAST, strict_ids=True, cwd="/tmp")
+    assert _engine_options(base, {}) is base
+    changed = _engine_options(base, {"strict_ids": False, "stderr_tail_bytes": 10})
+    assert changed == attrs.evolve(base, strict_ids=False, stderr_tail_bytes=10)
+    # A plain ProcessOptions gets the client's defaults.
+    plain = ProcessOptions(cwd="/tmp", timings=FAST)
+    assert _engine_options(plain, {}) == EngineOptions(cwd="/tmp", timings=FAST)
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        base.strict_ids = False  # type: ignore[misc]
+
+
+async def test_open_engine_takes_the_options_value() -> None:
+    lines: list[str] = []
+    options = EngineOptions(timings=PATIENT, log=lines.append, strict_ids=True, timed=False)
+    with trio.fail_after(HANG_GUARD):
+        async with open_engine(fake_command("hang"), name="opt", options=options) as client:
+            assert client.strict_ids
+            assert not client.timed
+            assert await client.command("name") == "fake"
+    assert ">> 1 name" in lines

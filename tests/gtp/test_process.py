@@ -17,7 +17,7 @@ import pytest
 import trio
 
 from gtp.errors import EngineStartError
-from gtp.process import EngineProcess, ExitStatus, ShutdownTimings, open_process
+from gtp.process import EngineProcess, ExitStatus, ProcessOptions, ShutdownTimings, open_process
 from gtp.spawn import split_command
 from tests.fakes import assert_group_gone, fake_command
 
@@ -117,6 +117,15 @@ async def test_cwd_and_extra_environment(tmp_path: Path) -> None:
     ) as process:
         output = (await read_all(process)).decode().split("\n")
     assert output[:3] == [str(tmp_path), "42", "True"]  # merged over our environment
+
+
+async def test_the_options_value_and_keywords_over_it(tmp_path: Path) -> None:
+    code = "import os; print(os.getcwd()); print(os.environ['GTP_ARENA_TEST'])"
+    options = ProcessOptions(cwd="/", env={"GTP_ARENA_TEST": "1"}, timings=FAST)
+    async with open_process([PY, "-c", code], name="env", options=options, cwd=tmp_path) as process:
+        assert process.timings == FAST
+        output = (await read_all(process)).decode().split("\n")
+    assert output[:2] == [str(tmp_path), "1"]
 
 
 async def test_engine_leads_its_own_process_group() -> None:
