@@ -1,17 +1,20 @@
 """The controller side of GTP: an async client over any pair of trio streams.
 
-Owns the conversation with one engine: one command at a time, each with a
-fresh id and its own deadline (the write included), the echoed id checked, the
-result returned or the failure raised as a typed :mod:`gtp.errors` exception
-naming the engine.  A client that hit a timeout, a protocol error or the end
-of the engine's output is unusable from then on: the channel cannot be trusted
-and the engine is killed when the client is closed.
+Moves the bytes of one engine's conversation: one exchange at a time (a
+command, or a pipelined batch of them in one write: :meth:`GtpClient.commands`),
+each with its own deadline (the write included), the result returned or the
+failure raised as a typed :mod:`gtp.errors` exception naming the engine.  The
+conversation's state (ids, the answers owed, the echoed id checked, output
+that came early, broken or not) is a sans-I/O :class:`gtp.connection.Connection`.
+A client that hit a timeout, a protocol error or the end of the engine's
+output is unusable from then on: the channel cannot be trusted and the engine
+is killed when the client is closed.
 
 Starting an engine process and attaching a client to it is
 :mod:`gtp.launch`'s job; :meth:`GtpClient.close_engine` stops it (``quit``,
 then the bounded shutdown path of ``gtp.process``) and
 :meth:`GtpClient.check_startup` verifies that a program speaks GTP.
-Byte-level parsing is ``gtp.protocol``'s job.
+Byte-level parsing is ``gtp.protocol``'s job, the session's rules ``gtp.connection``'s.
 
 Pipes get a lean path (plain non-blocking ``os.write``/``os.read``, and a
 watchdog task instead of a cancel scope per command, see

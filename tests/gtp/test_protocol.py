@@ -371,3 +371,65 @@ def test_response_reader_fuzz(data: bytes, cuts: list[int], caps: tuple[int, int
                 assert isinstance(response.text, str)
     except ProtocolError:
         pass
+
+
+def _responses_by(reader: ResponseReader, pieces: list[bytes], fast: bool) -> list[object]:
+    """What reading ``pieces`` gives: the responses, then the error's message if any."""
+    got: list[object] = []
+    try:
+        for piece in pieces:
+            if fast:
+                response = reader.receive(piece)
+                if response is not None:
+                    got.append(response)
+            else:
+                reader.feed(piece)
+            while (response := reader.next_response()) is not None:
+                got.append(response)
+    except ProtocolError as exc:
+        got.append(exc.message)
+    return got
+
+
+_ANSWER_LIKE = st.lists(
+    st.sampled_from(
+        [
+            *(b"=1 D4\n\n", b"= \n\n", b"=\n\n", b"?2 illegal\n\n", b"=3 a\nb\n\n"),
+            *(b"=4 x\r\n\r\n", b"=5 \t\x00tab\n\n", b"\n", b"=6 " + b"y" * 40 + b"\n\n"),
+            *(b"junk\n", b"="),
+        ]
+    ),
+    max_size=8,
+).map(b"".join)
+
+
+@given(
+    data=st.one_of(_DATA, _ANSWER_LIKE),
+    cuts=st.lists(st.integers(0, 10_000), max_size=10),
+    caps=st.sampled_from([(16, 64), (64, 1024), (1 << 20, 1 << 23)]),
+)
+def test_receive_is_feed_then_next_response(
+    data: bytes, cuts: list[int], caps: tuple[int, int]
+) -> None:
+    pieces = [b"=0 first\n\n", *_split(data, cuts)]  # the fast path starts after the first data
+    plain = _responses_by(ResponseReader(*caps), pieces, fast=False)
+    assert _responses_by(ResponseReader(*caps), pieces, fast=True) == plain
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"=7 D4\n\n", Response(True, 7, "D4")),
+        (b"?7 illegal move\n\n", Response(False, 7, "illegal move")),
+        (b"=\n\n", Response(True, None, "")),
+        (b"=7 a\n b\n\n", Response(True, 7, "a\n b")),
+        (b"=7\tD4\x07\n\n", Response(True, 7, "D4")),
+        (b"=7 D4\n", None),  # not yet whole
+        (b"=", None),
+    ],
+)
+def test_receive_one_whole_response(data: bytes, expected: Response | None) -> None:
+    reader = ResponseReader()
+    assert reader.receive(b"= first\n\n") == Response(True, None, "first")
+    assert reader.receive(data) == expected
+    assert reader.pending is (expected is None)
