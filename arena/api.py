@@ -25,6 +25,12 @@ journal, logs) exactly as ``arena run`` records one.
 tournament, any of the tuners) through the same loop, in memory, and returns
 its final snapshot, e.g. ``(await run_control_file("tune.ctl",
 parallel=4)).distribution`` for a cross-entropy tuner.
+
+:func:`run_competition` runs a competition on disk, next to its control file,
+recorded as ``arena run`` records it (the command line calls it, with the
+dashboard or plain lines subscribed): the state, the SGF files, ``X.log``,
+``X.hist`` and ``X.events`` (opened once the startup checks have passed),
+``X.gtplogs/`` with ``log_gtp``, and ``X.report`` as the run ends.
 """
 
 from __future__ import annotations
@@ -33,10 +39,11 @@ import os
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
+from arena.competitions.base import Competition
 from arena.competitions.loader import load_control_file
 from arena.competitions.snapshots import CompetitionSnapshot
 from arena.control.config import CompetitionConfig, MatchupConfig, PlayoffSettings
@@ -52,11 +59,13 @@ from arena.control.settings import (
     token_factory,
 )
 from arena.errors import ControlFileError
-from arena.events import Event, EventBus, GameFinished, RunState
+from arena.events import Event, EventBus, GameFinished, RunState, RunStateChanged, SnapshotTaken
+from arena.output.files import GtpLogs, RunFiles
+from arena.reports.text import competition_report
 from arena.results import GameRecord, GameResult
 from arena.run.engines import StderrRoute
-from arena.run.executor import LocalExecutor
-from arena.run.ringmaster import Ringmaster, RunOptions, StartupCheckFailed
+from arena.run.executor import Executor, LocalExecutor
+from arena.run.ringmaster import Ringmaster, RunOptions, RunSummary, StartupCheckFailed
 from arena.store.files import CompetitionFiles
 from gtp.errors import EngineStartError
 
@@ -165,6 +174,88 @@ def _free_code(directory: Path) -> str:
         number += 1
 
 
+_RUN_ENDS: Final = frozenset({RunState.FINISHED, RunState.STOPPED, RunState.HALTED})
+
+
+@attrs.define
+class _RunRecord:
+    """Subscriber: the run's files beside its state (see :func:`run_competition`).
+
+    ``X.log``, ``X.hist`` and ``X.events`` are opened at the first event after
+    the startup checks (a run whose checks fail leaves none); ``X.report`` is
+    written as the run's last event comes, before anyone else hears of it.
+    """
+
+    files: CompetitionFiles
+    competition: Competition
+    _run_files: RunFiles | None = None
+
+    def __call__(self, event: Event) -> None:
+        if self._run_files is None:
+            match event:
+                case SnapshotTaken() | RunStateChanged(state=RunState.CHECKING):
+                    return
+                case _:
+                    self._run_files = RunFiles(self.files)
+        match event:
+            case RunStateChanged(state=state) if state in _RUN_ENDS:
+                report = competition_report(self.competition.snapshot())
+                self.files.report.write_text(report, encoding="utf-8")
+            case _:
+                pass
+        self._run_files(event)
+
+    def close(self) -> None:
+        if self._run_files is not None:
+            self._run_files.close()
+
+
+async def _recorded_run(
+    config: CompetitionConfig,
+    options: RunOptions,
+    files: CompetitionFiles,
+    events: EventBus,
+    executor: Executor | None,
+) -> RunSummary:
+    """The run loop on ``files``, its files subscribed first, then ``events``."""
+    bus = EventBus()
+    ringmaster = Ringmaster(
+        config,
+        options,
+        bus,
+        files,
+        executor,
+        gtp_logs=GtpLogs(files) if options.log_gtp else None,
+    )
+    record = _RunRecord(files, ringmaster.competition)
+    bus.subscribe(record, moves=True)  # a few moves go to X.events
+    bus.subscribe(events.emit, moves=True)  # the caller's bus keeps its moves to itself
+    try:
+        return await ringmaster.run()
+    finally:
+        record.close()
+
+
+async def run_competition(
+    config: CompetitionConfig,
+    options: RunOptions | None = None,
+    *,
+    events: EventBus | None = None,
+    executor: Executor | None = None,
+) -> RunSummary:
+    """Run a competition once on disk, next to its control file, as ``arena run`` does.
+
+    The run loop (:class:`arena.run.ringmaster.Ringmaster`) with the
+    competition's files, and the run recorded beside them (module docstring);
+    ``events`` gets every event.  Raises :class:`arena.errors.RunError` (the
+    lock, the state, failed startup checks, the disk).
+    """
+    files = CompetitionFiles.for_control_file(config.control_path)
+    return await _recorded_run(
+        config, options or RunOptions(), files, events or EventBus(), executor
+    )
+
+
 @attrs.define
 class _Collector:
     """Subscriber: the finished games of a match, as the library returns them."""
@@ -174,14 +265,16 @@ class _Collector:
     records: list[GameRecord] = attrs.Factory(list)
 
     def __call__(self, event: Event) -> None:
-        if not isinstance(event, GameFinished):
-            return
-        if event.record is not None:
-            self.records.append(event.record)
-        if event.result is None:
-            self.voids.append((event.game_id, event.void_reason or "void"))
-        elif event.counted:
-            self.results.append(event.result)
+        match event:
+            case GameFinished(record=record, result=result):
+                if record is not None:
+                    self.records.append(record)
+                if result is None:
+                    self.voids.append((event.game_id, event.void_reason or "void"))
+                elif event.counted:
+                    self.results.append(result)
+            case _:
+                pass  # the match returns only its games
 
 
 async def play_match(
@@ -251,17 +344,18 @@ async def play_match(
     collector = _Collector()
     events = EventBus()
     events.subscribe(collector)
-    ringmaster = Ringmaster(
-        config,
-        RunOptions(parallel=parallel, max_games=max_games, keyboard=False, handle_signals=False),
-        events,
-        files=CompetitionFiles(directory, code) if record_dir is not None else None,
-        executor=LocalExecutor(
-            stderr=stderr, reuse_engines=reuse_engines, numbered_slots=parallel > 1
-        ),
+    options = RunOptions(
+        parallel=parallel, max_games=max_games, keyboard=False, handle_signals=False
+    )
+    executor = LocalExecutor(
+        stderr=stderr, reuse_engines=reuse_engines, numbered_slots=parallel > 1
     )
     try:
-        summary = await ringmaster.run()
+        if record_dir is not None:
+            files = CompetitionFiles(directory, code)
+            summary = await _recorded_run(config, options, files, events, executor)
+        else:
+            summary = await Ringmaster(config, options, events, executor=executor).run()
     except StartupCheckFailed as exc:
         code, error = exc.failures[0]
         raise _naming_the_command(error, config.players[code]) from None

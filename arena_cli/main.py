@@ -225,7 +225,7 @@ async def _run_on_cluster(
     import attrs
 
     from arena.run.cluster import open_cluster
-    from tui.live import run_with_display
+    from arena_cli.run import run_with_display
 
     async with open_cluster(
         address, stderr="log" if config.stderr_to_log else "inherit"
@@ -360,7 +360,7 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         affinity=options.affinity,
         freeze_gc=True,  # this process is the arena's own
     )
-    from tui.live import run_with_display  # the dashboard, plain lines or quiet
+    from arena_cli.run import run_with_display  # the dashboard, plain lines or quiet
 
     if cluster is None:
         summary = trio.run(partial(run_with_display, quiet=options.quiet), config, run_options)

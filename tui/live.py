@@ -1,17 +1,15 @@
 """The live display of a run: one trio task draws the dashboard from the arena's events.
 
-:func:`run_with_display` is what ``arena run`` calls.  It subscribes one of
-three outputs to the run's events:
-
-* ``--quiet``: nothing but errors (:class:`arena.output.plain.PlainLines`, quiet);
-* stdout is not a terminal (a pipe, a file, a dumb terminal): one plain line
-  per finished game (:class:`arena.output.plain.PlainLines`);
-* otherwise the dashboard: ``rich.live.Live`` on the alternate screen with
-  auto refresh off.  :func:`follow_events` folds the events into a
-  :class:`tui.tracker.RunTracker` (in batches, a twentieth of a second
-  apart) and draws at most four frames a second, and at once when the run
-  changes state, so a Ctrl-X is acknowledged on screen within 50 ms of being
-  read; a resized terminal is redrawn at once (SIGWINCH).
+:func:`show_run` draws the dashboard of a run it is handed (what to await, and
+the bus the run emits on): ``rich.live.Live`` on the alternate screen with
+auto refresh off.  :func:`follow_events` folds the events into a
+:class:`tui.tracker.RunTracker` (in batches, a twentieth of a second apart)
+and draws at most four frames a second, and at once when the run changes
+state, so a Ctrl-X is acknowledged on screen within 50 ms of being read; a
+resized terminal is redrawn at once (SIGWINCH).  This module knows the run
+only by its events: ``arena run`` (:mod:`arena_cli.run`) assembles the run,
+its files, and the dashboard or, when :func:`uses_dashboard` says no, plain
+lines.
 
 Keys: the ringmaster reads Ctrl-X (stop after the games in progress) from the
 terminal and passes the other keys on as :class:`arena.events.KeyPressed`
@@ -24,8 +22,8 @@ with the engines' warnings.
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Awaitable, Callable
+from typing import Final, TypeVar
 
 import attrs
 import trio
@@ -33,21 +31,16 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from arena.control.config import CompetitionConfig
 from arena.errors import lone_exception
 from arena.events import ChannelSubscriber, Event, EventBus, open_event_channel
-from arena.output.plain import PlainLines
-from arena.run.executor import Executor
-from arena.run.keys import stdin_is_foreground_terminal
-from arena.run.ringmaster import RunOptions, RunSummary, run_competition
-from arena.store.files import CompetitionFiles
-from arena.store.journal import last_journal_entries
 from tui.dashboard import final_lines, render_dashboard
-from tui.tracker import KEY_HELP_NO_KEYS, KEY_HELP_RUN, RECENT_RESULTS, RunTracker
+from tui.tracker import RunTracker
 
 FRAME_SECONDS: Final = 0.25  # at most 4 frames a second
 BATCH_SECONDS: Final = 0.05  # events are taken in batches at most this far apart
 EVENT_BUFFER: Final = 16384  # room for a burst of move events between two wake-ups
+
+T = TypeVar("T")
 
 
 async def follow_events(
@@ -136,41 +129,27 @@ def uses_dashboard(console: Console, *, quiet: bool = False) -> bool:
     return not quiet and console.is_terminal and not console.is_dumb_terminal
 
 
-async def run_with_display(
-    config: CompetitionConfig,
-    options: RunOptions,
-    *,
-    quiet: bool = False,
-    console: Console | None = None,
-    executor: Executor | None = None,
-) -> RunSummary:
-    """Run the competition with the dashboard, plain lines, or quietly (module docstring)."""
-    console = console or Console()
-    events = EventBus()
-    if not uses_dashboard(console, quiet=quiet):
-        events.subscribe(PlainLines(config.code, quiet=quiet))
-        return await run_competition(config, options, events=events, executor=executor)
-    keys = options.keyboard and stdin_is_foreground_terminal()
-    tracker = RunTracker(
-        config.code,
-        max_games=options.max_games,
-        key_help=KEY_HELP_RUN if keys else KEY_HELP_NO_KEYS,
-        board_keys=keys,
-    )
-    # A resumed run shows the last results at once, not after its first game.
-    files = CompetitionFiles.for_control_file(config.control_path)
-    tracker.add_past_results(last_journal_entries(files, RECENT_RESULTS))
+async def show_run(
+    events: EventBus,
+    run: Callable[[], Awaitable[T]],
+    tracker: RunTracker,
+    console: Console,
+) -> T:
+    """Await ``run`` with the dashboard drawn from what it emits on ``events``.
+
+    Subscribes to ``events`` before the run starts; the screen is restored
+    before an error of the run is raised, and the run's last frame stays on
+    the terminal (:func:`print_final`) once it ended.
+    """
     send, receive = open_event_channel(EVENT_BUFFER)
     events.subscribe(ChannelSubscriber(send), moves=True)
-    outcome: list[RunSummary] = []
+    outcome: list[T] = []
     failure: list[Exception] = []
 
     async def run_then_close() -> None:
         async with send:
             try:
-                outcome.append(
-                    await run_competition(config, options, events=events, executor=executor)
-                )
+                outcome.append(await run())
             except Exception as exc:  # reported after the screen is restored
                 failure.append(exc)
 

@@ -10,9 +10,12 @@ happens off the event loop, and a game is announced as finished only once it
 is durable.
 
 The ringmaster reports only by emitting events (:mod:`arena.events`) on
-its bus; it never prints and never writes log text.  ``arena run`` subscribes
-the log files and either the dashboard or plain lines; the library API
-(:mod:`arena.api`) runs the same loop over an in-memory store.
+its bus; it never prints, never writes log text or reports, and imports
+neither :mod:`arena.output` nor :mod:`arena.reports`.  Whoever runs it
+assembles the rest: :func:`arena.api.run_competition` (what ``arena run``
+calls) subscribes the run's files and writes ``X.report`` at the end, the
+command line adds the dashboard or plain lines, and the library API runs the
+same loop over an in-memory store.
 
 Stopping: Ctrl-X or ``arena stop`` (``X.cmd``) finish the games in progress;
 SIGINT/SIGTERM (Ctrl-C) stop at once, and the partial games are replayed by
@@ -30,7 +33,7 @@ import signal
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import Final
+from typing import Final, Protocol
 
 import attrs
 import trio
@@ -57,8 +60,6 @@ from arena.events import (
     clock_face,
     looks_like_warning,
 )
-from arena.output.files import GtpLogs, RunFiles
-from arena.reports.text import competition_report
 from arena.results import GameJob, GameRecord
 from arena.run.affinity import SlotCores, available_cores, pinning_supported, slot_cores
 from arena.run.engines import StderrRoute, check_player
@@ -88,7 +89,7 @@ BOARD_EVENT_SECONDS: Final = 0.5
 class RunOptions:
     parallel: int = 1
     max_games: int | None = None
-    log_gtp: bool = False
+    log_gtp: bool = False  # X.gtplogs/ (read by whoever records the run: arena.api)
     keyboard: bool = True  # Ctrl-X from the terminal, when stdin is one
     handle_signals: bool = True  # SIGINT/SIGTERM stop at once (only in the main thread)
     durable: bool = True  # fsync records, journal and status (--no-fsync: False)
@@ -96,6 +97,14 @@ class RunOptions:
     # gc.freeze() what is alive when the games begin (a process-wide change: the
     # command line asks for it, a library call leaves the caller's collector alone).
     freeze_gc: bool = False
+
+
+class TrafficLogs(Protocol):
+    """Where games' GTP traffic goes: one line sink per game, from its start to its end."""
+
+    def open(self, game_id: str) -> Callable[[str], None]: ...
+
+    def close(self, game_id: str) -> None: ...
 
 
 @attrs.frozen
@@ -122,10 +131,6 @@ def _encoded_state(competition: Competition) -> bytes:
     return encode_json(competition.to_state())
 
 
-def report_text(competition: Competition) -> str:
-    return competition_report(competition.snapshot())
-
-
 @attrs.define
 class Ringmaster:
     """Runs one competition once (see module docstring).
@@ -143,8 +148,8 @@ class Ringmaster:
     store: Store = attrs.field(init=False)
     competition: Competition = attrs.field(init=False)
     _writer: RecordWriter = attrs.field(init=False)
-    _gtp_logs: GtpLogs | None = None
-    _run_files: RunFiles | None = None  # X.log, X.hist, X.events, from the first game on
+    # Where each game's GTP traffic goes (--log-gtp), given by whoever records the run.
+    gtp_logs: TrafficLogs | None = None
     _in_progress: dict[str, GameJob] = attrs.Factory(dict)
     _started: int = 0
     _recorded: int = 0
@@ -202,8 +207,6 @@ class Ringmaster:
         try:
             loaded = self._load()
             if self.files is not None:
-                if self.options.log_gtp:
-                    self._gtp_logs = GtpLogs(self.files)
                 self._watchdog = Watchdog()
                 self._watchdog.start()
             try:
@@ -214,8 +217,6 @@ class Ringmaster:
             if self._watchdog is not None:
                 self._watchdog.stop()
             self.store.close()
-            if self._run_files is not None:
-                self._run_files.close()
             if lock is not None:
                 lock.release()
 
@@ -228,8 +229,6 @@ class Ringmaster:
             if failures:
                 raise StartupCheckFailed(failures)
         if self.files is not None:
-            self._run_files = RunFiles(self.files)
-            self.events.subscribe(self._run_files, moves=True)  # a few go to X.events
             self.files.cmd.unlink(missing_ok=True)
         for warning in warnings:
             self.events.emit(RunWarning(warning))
@@ -269,8 +268,6 @@ class Ringmaster:
         message = self._final_message or (
             "competition complete" if self.competition.is_complete() else "run finished"
         )
-        if self.files is not None:
-            self.files.report.write_text(report_text(self.competition), encoding="utf-8")
         self.events.emit(RunStateChanged(state, message))
         return RunSummary(state, message, self._recorded, self._voids)
 
@@ -403,7 +400,7 @@ class Ringmaster:
         def stderr_line(code: str, line: str) -> None:
             events.emit(EngineStderr(game_id, code, line, looks_like_warning(line)))
 
-        gtp_logs = self._gtp_logs
+        gtp_logs = self.gtp_logs
         options = MatchOptions(
             crash_result=self.config.crash_result,
             stderr_log=stderr_line,
@@ -585,24 +582,6 @@ class Ringmaster:
         self._snapshot_at = time.perf_counter()
         self._snapshot_cost = self._snapshot_at - started
         return snapshot
-
-
-async def run_competition(
-    config: CompetitionConfig,
-    options: RunOptions | None = None,
-    *,
-    events: EventBus | None = None,
-    executor: Executor | None = None,
-) -> RunSummary:
-    """Run a competition once on disk, next to its control file."""
-    ringmaster = Ringmaster(
-        config,
-        options or RunOptions(),
-        events or EventBus(),
-        CompetitionFiles.for_control_file(config.control_path),
-        executor,
-    )
-    return await ringmaster.run()
 
 
 async def check_players(

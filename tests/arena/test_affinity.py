@@ -12,12 +12,13 @@ from pathlib import Path
 import attrs
 import pytest
 
+from arena.api import run_competition
 from arena.competitions.base import PlayerCheck
 from arena.errors import ControlFileError
 from arena.events import Event, EventBus, RunWarning
 from arena.run.affinity import AffinityError, slot_cores
 from arena.run.executor import LocalExecutor, PlayGame
-from arena.run.ringmaster import RunError, RunOptions, run_competition
+from arena.run.ringmaster import RunError, RunOptions
 from arena_cli.main import main
 from gtp.errors import EngineStartError
 

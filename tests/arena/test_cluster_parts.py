@@ -16,6 +16,7 @@ import pytest
 import trio
 from rich.console import Console
 
+from arena.api import run_competition
 from arena.competitions.base import PlayerCheck
 from arena.competitions.loader import load_control_file
 from arena.errors import ControlFileError
@@ -34,7 +35,7 @@ from arena.run.cluster import game_resources, void_record
 from arena.run.executor import ExecutorLost, GameLost, GameStartedHook, PlayGame
 from arena.run.match import MatchOptions
 from arena.run.remote import RemoteGame, parse_move_text
-from arena.run.ringmaster import RunOptions, run_competition
+from arena.run.ringmaster import RunOptions
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, VoidEntry, iter_journal
 from arena_cli.main import main

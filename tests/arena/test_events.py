@@ -8,6 +8,7 @@ from pathlib import Path
 import attrs
 import pytest
 
+from arena.api import run_competition
 from arena.events import (
     EngineStderr,
     Event,
@@ -24,7 +25,7 @@ from arena.events import (
     event_to_json,
 )
 from arena.results import ArenaLatency, EndReason, GameResult, MoveTimes
-from arena.run.ringmaster import RunOptions, run_competition
+from arena.run.ringmaster import RunOptions
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, iter_journal
 from gtp.vertex import PASS, RESIGN, Colour, Move

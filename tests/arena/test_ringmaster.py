@@ -11,6 +11,7 @@ import pytest
 import trio
 from sgfmill import sgf
 
+from arena.api import run_competition
 from arena.competitions.loader import load_control_file
 from arena.control.config import CompetitionConfig
 from arena.events import (
@@ -23,7 +24,7 @@ from arena.events import (
     RunStateChanged,
 )
 from arena.output.plain import PlainLines
-from arena.run.ringmaster import RunError, RunOptions, RunSummary, run_competition
+from arena.run.ringmaster import RunError, RunOptions, RunSummary
 from arena.store.files import CompetitionFiles, RunLock
 from arena.store.journal import ResultEntry, VoidEntry, iter_journal
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from arena.api import run_competition
 from arena.clock import Charge, ClockReading
 from arena.competitions.base import PlayerCheck
 from arena.competitions.loader import load_control_file
@@ -23,7 +24,7 @@ from arena.results import EndReason, GameJob, GameRecord
 from arena.run.engines import EngineProvider
 from arena.run.executor import GameStartedHook, LocalExecutor, PlayGame
 from arena.run.match import MatchOptions, play_game
-from arena.run.ringmaster import RunOptions, check_players, run_competition
+from arena.run.ringmaster import RunOptions, check_players
 from arena.run.stalls import (
     STALL_VOID_LIMIT,
     Doubt,

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from sgfmill import sgf
 
+from arena.api import run_competition
 from arena.competitions.loader import load_control_file
 from arena.control.config import CompetitionConfig
 from arena.events import RunState
 from arena.results import EndReason
-from arena.run.ringmaster import RunOptions, run_competition
+from arena.run.ringmaster import RunOptions
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, iter_journal
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.api import run_competition
 from arena.clock import PlayerClock
 from arena.competitions.loader import load_control_file
 from arena.control.timecontrol import TimeControl
@@ -32,7 +33,7 @@ from arena.events import (
 )
 from arena.output.files import RunFiles
 from arena.run.keys import CTRL_X
-from arena.run.ringmaster import Ringmaster, RunOptions, run_competition
+from arena.run.ringmaster import Ringmaster, RunOptions
 from arena.store.files import CompetitionFiles
 from gtp.board import Board
 from gtp.vertex import Colour, Move, parse_vertex

@@ -18,9 +18,10 @@ from arena.control.config import CompetitionConfig
 from arena.events import MovePlayed, RunState, RunStateChanged, open_event_channel
 from arena.results import EndReason, GameResult
 from arena.run.ringmaster import RunOptions
+from arena_cli.run import run_with_display
 from gtp.vertex import PASS, Colour
 from tui.dashboard import render_dashboard
-from tui.live import BATCH_SECONDS, FRAME_SECONDS, follow_events, run_with_display
+from tui.live import BATCH_SECONDS, FRAME_SECONDS, follow_events
 from tui.tracker import RECENT_RESULTS, DashboardView, RunTracker
 
 from ..arena.fakes import fake_command

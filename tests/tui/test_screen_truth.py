@@ -17,6 +17,7 @@ import trio
 import trio.testing
 from rich.console import Console
 
+from arena.api import run_competition
 from arena.competitions.snapshots import CeTunerSnapshot
 from arena.control.config import CompetitionConfig
 from arena.events import (
@@ -28,7 +29,7 @@ from arena.events import (
     RunStateChanged,
     SnapshotTaken,
 )
-from arena.run.ringmaster import RunOptions, run_competition
+from arena.run.ringmaster import RunOptions
 from arena.store.files import CompetitionFiles
 from tui.tracker import RunTracker
 from tui.tuner_tables import SAMPLES_NOT_RECORDED

@@ -14,6 +14,7 @@ import trio
 from rich.console import Console
 
 import arena.output.files
+from arena.api import run_competition
 from arena.competitions.loader import load_control_file
 from arena.control.config import CompetitionConfig
 from arena.events import (
@@ -26,7 +27,7 @@ from arena.events import (
     event_to_json,
 )
 from arena.results import EndReason, GameResult
-from arena.run.ringmaster import RunOptions, run_competition
+from arena.run.ringmaster import RunOptions
 from arena.store.files import CompetitionFiles, is_running
 from arena.store.journal import ResultEntry, iter_journal
 from gtp.vertex import Colour
