@@ -43,12 +43,13 @@ over Gomill, one per round; the RESULT figures are the medians of those per-roun
 (and the medians of the absolute figures, which depend on the machine's load: report
 ratios).
 
-Usage: python benchmarks/gomill_side_by_side.py [--rounds 5] [--quick] [--head | --source DIR]
+Usage: python benchmarks/gomill_side_by_side.py [--rounds 5] [--quick]
+           [--head | --commit REV | --source DIR]
 
-``--head`` measures the arena of the HEAD commit (exported to a temporary folder, first on
-PYTHONPATH, ahead of the editable install) rather than the working tree's, which other
-work may be changing; ``--source DIR`` that of another tree.  Both source trees are
-byte-compiled before the first run.
+``--head`` (``--commit REV``) measures the arena of the HEAD commit (of REV), exported to a
+temporary folder first on PYTHONPATH, ahead of the editable install, rather than the
+working tree's, which other work may be changing; ``--source DIR`` that of another tree.
+Both source trees are byte-compiled before the first run.
 
 The last line is ``RESULT {json}`` with ``cpu_per_move_9x9_ratio``,
 ``cpu_per_move_19x19_ratio``, ``cpu_per_game_9x9_n60_ratio``, ``startup_cpu_ratio`` and
@@ -314,16 +315,16 @@ def harness_command(harness: str, ringmaster: Path, ctl: Path, case: Case) -> li
     return [*arena_command(), "run", ctl.name, "-j", "2", "-q", *limit]
 
 
-def export_head(directory: Path) -> str:
-    """Write the files of the repository's HEAD commit under ``directory``; its short hash.
+def export_commit(directory: Path, revision: str = "HEAD") -> str:
+    """Write the files of a commit of the repository under ``directory``; its short hash.
 
     Other work may be going on in the working tree: ``--head`` measures the commit."""
-    commit = git_head()
+    commit = git_head(revision)
     archive = subprocess.run(
-        ["git", "archive", "--format=tar", "HEAD"], cwd=REPO, capture_output=True
+        ["git", "archive", "--format=tar", commit], cwd=REPO, capture_output=True
     )
     if archive.returncode != 0:
-        raise BenchmarkError(f"git archive HEAD failed: {archive.stderr.decode().strip()}")
+        raise BenchmarkError(f"git archive {revision} failed: {archive.stderr.decode().strip()}")
     unpack = subprocess.run(
         ["tar", "-x", "-C", str(directory)], input=archive.stdout, capture_output=True
     )
@@ -431,11 +432,16 @@ def print_summary(rounds: Sequence[Mapping[str, Mapping[str, float]]]) -> None:
         )
 
 
-def git_head() -> str:
+def git_head(revision: str = "HEAD") -> str:
     done = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ["git", "rev-parse", "--short", "--verify", f"{revision}^{{commit}}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
     )
-    return done.stdout.strip() or "unknown"
+    if done.returncode != 0:
+        raise BenchmarkError(f"no commit {revision!r} in {REPO}")
+    return done.stdout.strip()
 
 
 def working_tree_state() -> str:
@@ -460,10 +466,10 @@ def measure(options: argparse.Namespace) -> dict[str, object]:
         shim = Path(tmp) / "engine_shim.py"
         shim.write_text(ENGINE_SHIM)
         source: Path | None = options.source
-        if options.head:
-            source = Path(tmp) / "head"
+        if options.commit is not None:
+            source = Path(tmp) / "commit"
             source.mkdir()
-            arena_source = f"HEAD {export_head(source)} (exported)"
+            arena_source = f"{options.commit} {export_commit(source, options.commit)} (exported)"
         elif source is not None:
             arena_source = str(source)
         else:
@@ -511,10 +517,13 @@ def main() -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
         "--head",
-        action="store_true",
+        dest="commit",
+        action="store_const",
+        const="HEAD",
         help="measure the arena of the repository's HEAD commit (exported to a temporary"
         " folder), not the working tree's",
     )
+    source.add_argument("--commit", metavar="REV", help="the same for another commit")
     source.add_argument(
         "--source", type=Path, help="measure the arena of this source tree (PYTHONPATH)"
     )

@@ -15,10 +15,12 @@ Each figure is the CPU (user + sys) of that child process, the growth of
 ``show_cpu_seconds`` ≤ 0.2.  The machine may be shared: compare with the interpreter's
 start measured in the same run.
 
-Usage: python benchmarks/show_cpu.py [--repeat 15] [--games 100] [--quick] [--head | --source DIR]
+Usage: python benchmarks/show_cpu.py [--repeat 15] [--games 100] [--quick]
+           [--head | --commit REV | --source DIR]
 
-``--head`` measures the arena of the HEAD commit (exported to a temporary folder, first on
-PYTHONPATH) rather than the working tree's; ``--source DIR`` that of another tree.
+``--head`` (``--commit REV``) measures the arena of the HEAD commit (of REV), exported to a
+temporary folder first on PYTHONPATH, rather than the working tree's; ``--source DIR``
+that of another tree.
 
 The last line is ``RESULT {json}`` with ``show_cpu_seconds``, ``python_start_cpu_seconds``
 and ``import_cli_cpu_seconds``; it is also written to ``benchmarks/results/show_cpu.json``
@@ -42,7 +44,7 @@ from gomill_side_by_side import (  # this script's folder
     arena_environment,
     children_cpu,
     compile_tree,
-    export_head,
+    export_commit,
     working_tree_state,
 )
 
@@ -84,10 +86,10 @@ def measure(options: argparse.Namespace) -> dict[str, object]:
         directory = Path(tmp) / "run"
         directory.mkdir()
         source: Path | None = options.source
-        if options.head:
-            source = Path(tmp) / "head"
+        if options.commit is not None:
+            source = Path(tmp) / "commit"
             source.mkdir()
-            arena_source = f"HEAD {export_head(source)} (exported)"
+            arena_source = f"{options.commit} {export_commit(source, options.commit)} (exported)"
             compile_tree(source)
         elif source is not None:
             arena_source = str(source)
@@ -150,10 +152,13 @@ def main() -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
         "--head",
-        action="store_true",
+        dest="commit",
+        action="store_const",
+        const="HEAD",
         help="measure the arena of the repository's HEAD commit (exported to a temporary"
         " folder), not the working tree's",
     )
+    source.add_argument("--commit", metavar="REV", help="the same for another commit")
     source.add_argument(
         "--source", type=Path, help="measure the arena of this source tree (PYTHONPATH)"
     )
