@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from engines.mcts import core
 from engines.mcts.gtp_engine import (
     ENGINE_NAME,
     EngineOptions,
@@ -32,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     engine_defaults = EngineOptions()
     parser = argparse.ArgumentParser(
         prog=ENGINE_NAME,
-        description="Sample Monte Carlo tree search Go engine speaking GTP on stdin/stdout.",
+        description="Sample Monte Carlo tree search Go engine speaking GTP on stdin/stdout;"
+        f" {core.describe()}.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     limits = parser.add_argument_group(

@@ -157,8 +157,41 @@ class FastBoard:
         "plib",
         "to_move",
     )
+    geo: Geometry
+    color: list[int]
+    head: list[int]
+    nxt: list[int]
+    csize: list[int]
+    plib: list[int]
+    empties: list[int]
+    epos: list[int]
+    pat: list[int]
+    ko: int
+    ko_colour: int
+    to_move: int
+    hash: int
+    last_move: int
+    passes: int
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, source: FastBoard | None = None) -> None:
+        if source is not None:
+            # a copy of ``source`` (size unread): see :meth:`copy`
+            self.geo = source.geo
+            self.color = source.color[:]
+            self.head = source.head[:]
+            self.nxt = source.nxt[:]
+            self.csize = source.csize[:]
+            self.plib = source.plib[:]
+            self.empties = source.empties[:]
+            self.epos = source.epos[:]
+            self.pat = source.pat[:]
+            self.ko = source.ko
+            self.ko_colour = source.ko_colour
+            self.to_move = source.to_move
+            self.hash = source.hash
+            self.last_move = source.last_move
+            self.passes = source.passes
+            return
         geo = geometry(size)
         self.geo = geo
         cells = geo.cells
@@ -189,23 +222,8 @@ class FastBoard:
         return self.geo.size
 
     def copy(self) -> FastBoard:
-        other = FastBoard.__new__(FastBoard)
-        other.geo = self.geo
-        other.color = self.color[:]
-        other.head = self.head[:]
-        other.nxt = self.nxt[:]
-        other.csize = self.csize[:]
-        other.plib = self.plib[:]
-        other.empties = self.empties[:]
-        other.epos = self.epos[:]
-        other.pat = self.pat[:]
-        other.ko = self.ko
-        other.ko_colour = self.ko_colour
-        other.to_move = self.to_move
-        other.hash = self.hash
-        other.last_move = self.last_move
-        other.passes = self.passes
-        return other
+        # Through __init__, not FastBoard.__new__: the compiled class always runs __init__.
+        return FastBoard(0, self)
 
     # ------------------------------------------------------------------
     # Setup

@@ -46,6 +46,7 @@ import attrs
 import trio
 
 from engines.gamekeeper import GameKeeper
+from engines.mcts import core
 from engines.mcts.analysis import AnalyzeRequest, LiveAnalysis, parse_analyze_args
 from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard, geometry
 from engines.mcts.parallel import WorkerError, WorkerPool
@@ -76,10 +77,12 @@ HandicapCompensation = Literal["full", "short", "none"]
 
 
 def engine_version() -> str:
+    """The package's version, and after a ``+`` the core in use: ``mypyc`` or ``pure``."""
     try:
-        return metadata.version("gtp-arena")
+        version = metadata.version("gtp-arena")
     except metadata.PackageNotFoundError:
-        return "0"
+        version = "0"
+    return f"{version}+{core.core_name()}"
 
 
 @attrs.frozen
