@@ -27,6 +27,16 @@ growing one tree for the whole run.
     python benchmarks/engine_speed.py [--seconds S] [--tree-sims N] [--parallel-seconds S]
                                       [--options]
 
+Both cores of the engine (issue 30): this process runs the compiled one
+(mypyc) where the install built it, and a second process started with
+``ARENA_MCTS_PURE=1`` measures the pure-Python core's engine default search
+against its own reference playouts at the same time (``--core-child``); the
+RESULT has ``compiled_ratio_empty``, ``compiled_ratio_midgame`` (the engine
+default's simulations per second over the reference's, tree included, one
+process: the figure issue 30 asks to be at least 5), ``pure_ratio_empty`` and
+``pure_ratio_midgame``, and ``core`` (this process's).  With no compiled core
+built, the compiled ratios are null and the pure ones come from this process.
+
 The last line is ``RESULT {json}``; the JSON also goes to
 ``benchmarks/results/engine_speed.json``.
 """
@@ -37,8 +47,10 @@ import argparse
 import gc
 import importlib.util
 import json
+import os
 import platform
 import random
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -50,6 +62,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from engines.mcts import core  # noqa: E402
 from engines.mcts.fastboard import FastBoard  # noqa: E402
 from engines.mcts.gtp_engine import EngineOptions  # noqa: E402
 from engines.mcts.parallel import WorkerPool  # noqa: E402
@@ -265,9 +278,54 @@ def tree_memory(sims: int) -> dict[str, float]:
     }
 
 
+def core_rates(seconds: float) -> dict[str, float]:
+    """This process's engine default search and reference playouts, interleaved, as ratios."""
+    ref = load_reference()
+    positions = {
+        "empty": (FastBoard(9), ref.empty_state()),
+        "midgame": (fast_midgame(), reference_midgame(ref)),
+    }
+    batches: dict[str, Callable[[], int]] = {}
+    for pos, (fast, state) in positions.items():
+        batches[f"{pos}/reference"] = reference_batch(ref, state)
+        batches[f"{pos}/engine"] = engine_batch(fast, seed=1)
+    rates = interleaved(batches, seconds)
+    return {
+        **{f"{pos}_ratio": rates[f"{pos}/engine"] / rates[f"{pos}/reference"] for pos in positions},
+        **{f"{pos}_sims_per_s": rates[f"{pos}/engine"] for pos in positions},
+    }
+
+
+def start_pure_child(seconds: float) -> subprocess.Popen[str]:
+    """The pure-Python core measured in a second process (``ARENA_MCTS_PURE=1``)."""
+    return subprocess.Popen(
+        [sys.executable, __file__, "--core-child", "--seconds", str(seconds)],
+        env={**os.environ, core.PURE_ENV: "1"},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def child_rates(child: subprocess.Popen[str]) -> dict[str, float]:
+    out, _ = child.communicate()
+    if child.returncode != 0:
+        raise SystemExit(f"engine_speed: the pure-core process failed ({child.returncode})")
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1].removeprefix("RESULT "))
+    if result["core"] != "pure":
+        raise SystemExit(f"engine_speed: the pure-core process ran the {result['core']} core")
+    rates: dict[str, float] = result["rates"]
+    return rates
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="per measurement")
+    parser.add_argument(
+        "--core-child",
+        action="store_true",
+        help="only the engine default and the reference, RESULT with this process's core"
+        " (what the pure-core process runs)",
+    )
     parser.add_argument("--tree-sims", type=int, default=40_000)
     parser.add_argument(
         "--options",
@@ -282,6 +340,13 @@ def main() -> int:
         help="per measurement of the worker processes (0: skip)",
     )
     args = parser.parse_args()
+    this_core = core.core_name()
+    if args.core_child:
+        rates_here = core_rates(args.seconds)
+        print("RESULT " + json.dumps({"core": this_core, "rates": rates_here}))
+        return 0
+    # The pure core's measurement runs beside this one (each against its own reference).
+    child = start_pure_child(args.seconds) if this_core != "pure" else None
 
     ref = load_reference()
     positions = {
@@ -316,6 +381,29 @@ def main() -> int:
         for flags in FAST_OPTIONS if args.options else ():
             value = rates[f"{pos}/engine {flags}"]
             print(f"{pos + ' engine ' + flags:44s}{value:8.0f}{value / reference:12.2f}")
+    if child is not None:
+        pure = child_rates(child)
+        compiled: dict[str, float | None] = {
+            f"compiled_ratio_{pos}": round(rates[f"{pos}/engine"] / rates[f"{pos}/reference"], 3)
+            for pos in positions
+        }
+    else:
+        pure = {
+            f"{pos}_ratio": rates[f"{pos}/engine"] / rates[f"{pos}/reference"] for pos in positions
+        } | {f"{pos}_sims_per_s": rates[f"{pos}/engine"] for pos in positions}
+        compiled = {f"compiled_ratio_{pos}": None for pos in positions}
+    cores: dict[str, object] = {
+        "core": this_core,
+        **compiled,
+        **{f"pure_ratio_{pos}": round(pure[f"{pos}_ratio"], 3) for pos in positions},
+        **{f"pure_engine_sims_per_s_{pos}": round(pure[f"{pos}_sims_per_s"]) for pos in positions},
+    }
+    print(
+        f"\nengine default x reference: {this_core} core (this process) "
+        + ", ".join(f"{pos} {compiled[f'compiled_ratio_{pos}']}" for pos in positions)
+        + "; pure core (ARENA_MCTS_PURE=1, its own process) "
+        + ", ".join(f"{pos} {pure[f'{pos}_ratio']:.3f}" for pos in positions)
+    )
     memory = tree_memory(args.tree_sims)
     print(
         f"tree: {memory['tree_nodes']:.0f} nodes after {args.tree_sims} simulations, "
@@ -338,6 +426,7 @@ def main() -> int:
             )
 
     result: dict[str, object] = {
+        **cores,
         "default_sims_per_s": round(rates["empty/default"]),
         "light_sims_per_s": round(rates["empty/light"]),
         "reference_playouts_per_s": round(rates["empty/reference"]),
