@@ -55,8 +55,7 @@ from arena.events import Event, RunWarning, WorkersChanged
 from arena.results import GameJob, GameRecord
 from arena.run.bridge import LoopThread
 from arena.run.engines import StderrRoute
-from arena.run.executor import ExecutorLost, GameLost, GameStartedHook, PlayGame
-from arena.run.match import MatchOptions
+from arena.run.executor import ExecutorLost, GameLost, Slot
 from arena.run.remote import (
     MOVE,
     STARTED,
@@ -68,6 +67,7 @@ from arena.run.remote import (
     parse_move_text,
     play_remote,
 )
+from arena.run.sink import GameSink
 from gtp.errors import EngineStartError
 from gtp.vertex import Colour
 
@@ -141,8 +141,7 @@ class _Flight:
     """A game the ringmaster waits for: one attempt, one task key."""
 
     job: GameJob
-    options: MatchOptions
-    started: GameStartedHook
+    sink: GameSink  # the ringmaster's, for this game
     scope: trio.CancelScope = attrs.Factory(trio.CancelScope)
     worker: str | None = None  # the worker's label, once the game has started
     address: str | None = None
@@ -151,7 +150,7 @@ class _Flight:
     def begin(self, worker: str, address: str | None) -> None:
         if self.worker is None:
             self.worker, self.address = worker, address
-            self.started(worker)
+            self.sink.started(worker)
         elif address is not None and address != self.address:
             self.lose(f"worker {self.worker} was lost mid-game")
 
@@ -194,7 +193,7 @@ class DaskExecutor:
         return WorkersChanged(len(self._workers), self.threads)
 
     @contextlib.asynccontextmanager
-    async def slot(self, slot: int) -> AsyncIterator[PlayGame]:
+    async def slot(self, slot: int) -> AsyncIterator[Slot]:
         yield self._play
 
     async def emit_events(self, emit: Callable[[Event], None]) -> None:
@@ -263,9 +262,7 @@ class DaskExecutor:
         else:
             self._emit(warning)
 
-    async def _play(
-        self, job: GameJob, options: MatchOptions, started: GameStartedHook
-    ) -> GameRecord:
+    async def _play(self, job: GameJob, sink: GameSink, crash_result: str) -> GameRecord:
         if self._lost is not None:
             raise ExecutorLost(self._lost)
         needs = game_resources(job)
@@ -274,12 +271,12 @@ class DaskExecutor:
         spec = RemoteSpec(
             key,
             self._topic,
-            crash_result=options.crash_result,
+            crash_result=crash_result,
             stderr=self.stderr,
-            moves=options.on_move is not None,
-            gtp_traffic=options.gtp_log is not None,
+            moves=sink.wants_moves,
+            gtp_traffic=sink.wants_traffic,
         )
-        flight = _Flight(job, options, started)
+        flight = _Flight(job, sink)
         self._flights[key] = flight
         answer: _Answer | None = None
         try:
@@ -294,16 +291,16 @@ class DaskExecutor:
             raise ExecutorLost(self._lose_cluster())
         if kind != "ok":
             if flight.worker is None:
-                started(None)
+                sink.started(None)
             return void_record(job, f"the game's task failed on the cluster: {value}")
         outcome: RemoteGame = value
         if flight.worker is None:
-            started(outcome.worker)
+            sink.started(outcome.worker)
         if outcome.record is None:  # the worker was closing and stopped the game
             raise GameLost(void_record(job, f"worker {outcome.worker} stopped mid-game"))
-        if options.gtp_log is not None:
+        if sink.wants_traffic:
             for line in outcome.traffic:
-                options.gtp_log(line)
+                sink.traffic_line(line)
         return outcome.record
 
     def _lose_cluster(self) -> str:
@@ -428,18 +425,17 @@ class DaskExecutor:
         if flight is None or flight.lost is not None:
             return  # an attempt nobody waits for any more: ignored
         kind = message.get("e")
-        options = flight.options
+        sink = flight.sink
         if kind == STARTED:
             flight.begin(str(message["w"]), str(message["a"]))
-        elif kind == MOVE and options.on_move is not None and flight.worker is not None:
-            options.on_move(
-                flight.job.game_id,
+        elif kind == MOVE and sink.wants_moves and flight.worker is not None:
+            sink.move_played(
                 Colour.parse(str(message["c"])),
                 parse_move_text(str(message["m"])),
                 int(message["n"]),
             )
-        elif kind == STDERR and options.stderr_log is not None:
-            options.stderr_log(str(message["p"]), str(message["l"]))
+        elif kind == STDERR:
+            sink.stderr_line(str(message["p"]), str(message["l"]))
 
     def _worker_removed(self, address: str) -> None:
         for flight in list(self._flights.values()):

@@ -2,8 +2,9 @@
 
 An :class:`EngineSession` is one running engine process of a player, as the
 match runner sees it: the GTP client, the engine's name/version/description,
-which optional commands it supports, where its stderr and GTP traffic go for
-the current game, and how much CPU it has used.  A session's engine is
+which optional commands it supports, the sink of the current game (its
+stderr lines and GTP traffic go there, :class:`arena.run.sink.GameSink`),
+and how much CPU it has used.  A session's engine is
 started with :func:`gtp.client.start_engine`, its supervising tasks in a
 nursery the caller owns (which stops the engine if it is cancelled), so
 sessions can be closed in any order and a slot can keep the sessions of a
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Final, Literal
 
 import attrs
@@ -25,6 +26,7 @@ import trio
 
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TIME_COMMANDS
+from arena.run.sink import GameSink
 from arena.run.stalls import usable_cores
 from gtp.client import GtpClient
 from gtp.errors import CommandFailed, EngineStartError, GtpError
@@ -45,7 +47,6 @@ _OPTIONAL_COMMANDS: Final = (
 ARENA_TIMINGS: Final = ShutdownTimings(quit_timeout=3.0, exit_grace=3.0, term_grace=3.0)
 
 StderrRoute = Literal["log", "discard", "inherit"]
-LineSink = Callable[[str], None]
 GroupWatch = Callable[[int, bool], None]
 """Told ``(pgid, True)`` when an engine starts and ``(pgid, False)`` once it is reaped."""
 
@@ -61,9 +62,10 @@ class EngineSession:
     description: str = ""
     supported: frozenset[str] = frozenset()
     claim_supported: bool = False
-    # Where this game's stderr lines and GTP traffic go; reset between games.
-    stderr_sink: LineSink | None = None
-    traffic_sink: LineSink | None = None
+    # The current game's sink (its stderr lines and GTP traffic) and the label of
+    # this engine's traffic lines there; reset between games.
+    sink: GameSink | None = None
+    label: str = ""
     stderr_bytes: int = 0
     stderr_dropped: int = 0
     games_played: int = 0
@@ -123,9 +125,9 @@ class EngineSession:
             return None
         return process.exit_status.cpu_time
 
-    def begin_game(self, stderr_sink: LineSink | None, traffic_sink: LineSink | None) -> None:
-        self.stderr_sink = stderr_sink
-        self.traffic_sink = traffic_sink
+    def begin_game(self, sink: GameSink | None, label: str) -> None:
+        self.sink = sink
+        self.label = label
         self.stderr_bytes = 0
         self.stderr_dropped = 0
 
@@ -134,13 +136,12 @@ class EngineSession:
         note = None
         if self.stderr_dropped:
             note = f"{self.stderr_dropped} bytes of stderr from {self.player.code} not logged"
-        self.stderr_sink = None
-        self.traffic_sink = None
+        self.sink = None
         self.games_played += 1
         return note
 
     def _on_stderr(self, line: str) -> None:
-        sink = self.stderr_sink
+        sink = self.sink
         if sink is None:
             return
         size = len(line) + 1
@@ -148,12 +149,12 @@ class EngineSession:
             self.stderr_dropped += size
             return
         self.stderr_bytes += size
-        sink(line)
+        sink.stderr_line(self.player.code, line)
 
     def _on_traffic(self, line: str) -> None:
-        sink = self.traffic_sink
-        if sink is not None:
-            sink(line)
+        sink = self.sink
+        if sink is not None and sink.wants_traffic:
+            sink.traffic_line(f"{self.label} {line}")
 
     def _on_reaped(self) -> None:
         watch = self._watch
@@ -172,8 +173,8 @@ async def start_session(
     player: PlayerConfig,
     env: dict[str, str],
     stderr: StderrRoute,
-    stderr_sink: LineSink | None = None,
-    traffic_sink: LineSink | None = None,
+    sink: GameSink | None = None,
+    label: str = "",
     watch: GroupWatch | None = None,
     cores: frozenset[int] | None = None,
 ) -> EngineSession:
@@ -207,13 +208,13 @@ async def start_session(
         child=child,
         on_stderr_line=session._on_stderr if stderr == "log" else None,
         stderr_tail_bytes=4096,
-        log=session._on_traffic if traffic_sink is not None else None,
+        log=session._on_traffic if sink is not None and sink.wants_traffic else None,
         timings=ARENA_TIMINGS,
         on_reaped=session._on_reaped if watch is not None else None,
     )
     if watch is not None and client.process is not None:
         watch(client.process.pgid, True)
-    session.begin_game(stderr_sink, traffic_sink)
+    session.begin_game(sink, label)
     return session
 
 
@@ -370,15 +371,15 @@ class EngineProvider:
         game_id: str,
         *,
         keep: frozenset[str] = frozenset(),
-        stderr_sink: LineSink | None = None,
-        traffic_sink: LineSink | None = None,
+        sink: GameSink | None = None,
+        label: str = "",
     ) -> EngineSession:
         """A session ready for a game (name, version and capabilities known).
 
         ``keep``: player codes whose idle sessions should survive this call.
-        The sinks get this game's stderr lines and GTP traffic (from the very
-        first command when the engine is new).  Raises EngineStartError (also
-        for a fault while learning about the engine).
+        ``sink`` gets this game's stderr lines and GTP traffic (from the very
+        first command when the engine is new), the traffic labelled ``label``.
+        Raises EngineStartError (also for a fault while learning about the engine).
         """
         for code in list(self._idle):
             if code != player.code and code not in keep:
@@ -386,7 +387,7 @@ class EngineProvider:
         idle = self._idle.pop(player.code, None)
         if idle is not None:
             if idle.usable and idle.player == player:
-                idle.begin_game(stderr_sink, traffic_sink)
+                idle.begin_game(sink, label)
                 return idle
             await idle.close()
         env = engine_environment(game_id, self.slot)
@@ -396,7 +397,7 @@ class EngineProvider:
         # them when games end together starves the games still playing.
         async with _engine_starts():
             session = await start_session(
-                self.nursery, player, env, route, stderr_sink, traffic_sink, self.watch, self.cores
+                self.nursery, player, env, route, sink, label, self.watch, self.cores
             )
             try:
                 self._facts[player] = await _learn(
@@ -421,6 +422,38 @@ class EngineProvider:
         while self._idle:
             _, session = self._idle.popitem()
             await session.close()
+
+
+@contextlib.asynccontextmanager
+async def open_provider(
+    *,
+    stderr: StderrRoute = "log",
+    reuse: bool = False,
+    slot: int | None = None,
+    watch: GroupWatch | None = None,
+    cores: frozenset[int] | None = None,
+    facts: dict[PlayerConfig, EngineFacts] | None = None,
+) -> AsyncIterator[EngineProvider]:
+    """An :class:`EngineProvider` whose engines all stop when the context ends.
+
+    ``facts``: what earlier engines of the same players said about themselves,
+    shared with other providers (a cluster worker's games of one run).
+    """
+    async with trio.open_nursery() as nursery:
+        provider = EngineProvider(
+            nursery,
+            stderr=stderr,
+            reuse=reuse,
+            slot=slot,
+            watch=watch,
+            cores=cores,
+            facts={} if facts is None else facts,
+        )
+        try:
+            yield provider
+        finally:
+            with trio.CancelScope(shield=True):
+                await provider.close_all()
 
 
 async def check_player(

@@ -1,15 +1,15 @@
 """Where games are played: the executor a ringmaster's slots hand their jobs to.
 
-An executor gives each slot a way to play one game
-(:data:`PlayGame`: a job, its options and a hook to call once the game has
-started (with the worker playing it, if not here) in, a
-:class:`arena.results.GameRecord` out; never raising for an engine fault),
-runs the startup checks, and reports its own events (the workers of a
-cluster) while a run lasts.  :class:`LocalExecutor` plays here, with engines
-from an :class:`arena.run.engines.EngineProvider` per slot (kept between games
-with ``reuse_engines``; pinned to the slot's own cores with ``affinity``).
-:class:`arena.run.cluster.DaskExecutor` plays on a Dask cluster, with
-:func:`arena.run.match.play_single_game` on the workers.
+An executor gives each slot a :class:`Slot`: a job, the game's sink
+(:class:`arena.run.sink.GameSink`, told when the game starts and where) and
+the competition's ``crash_result`` in, a :class:`arena.results.GameRecord`
+out, never raising for an engine fault.  It also runs the startup checks, and
+reports its own events (the workers of a cluster) while a run lasts.  Both
+executors have the game played by :func:`arena.run.match.play_game`:
+:class:`LocalExecutor` here, with engines from an
+:class:`arena.run.engines.EngineProvider` per slot (kept between games with
+``reuse_engines``; pinned to the slot's own cores with ``affinity``);
+:class:`arena.run.cluster.DaskExecutor` on a Dask cluster's workers.
 
 Only two exceptions cross this boundary, both about the machines, never the
 engines: :class:`GameLost` (the worker playing a game was lost: the game is
@@ -21,7 +21,7 @@ finished games are kept).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Protocol
 
 import attrs
@@ -32,13 +32,18 @@ from arena.errors import RunError
 from arena.events import Event
 from arena.results import GameJob, GameRecord
 from arena.run.affinity import SlotCores
-from arena.run.engines import EngineProvider, GroupWatch, StderrRoute, check_player
-from arena.run.match import MatchOptions, play_game
+from arena.run.engines import GroupWatch, StderrRoute, check_player, open_provider
+from arena.run.match import play_game
+from arena.run.sink import GameSink
 from gtp.errors import EngineStartError
 
-GameStartedHook = Callable[[str | None], None]
-"""Called once per game when it starts, with the worker playing it (None: here)."""
-PlayGame = Callable[[GameJob, MatchOptions, GameStartedHook], Awaitable[GameRecord]]
+
+class Slot(Protocol):
+    """A slot's way to have games played (see module docstring)."""
+
+    async def __call__(self, job: GameJob, sink: GameSink, crash_result: str) -> GameRecord:
+        """Play ``job``; ``sink.started`` is called once, as the game starts."""
+        ...
 
 
 class GameLost(Exception):
@@ -54,7 +59,7 @@ class ExecutorLost(RunError):
 
 
 class Executor(Protocol):
-    def slot(self, slot: int) -> contextlib.AbstractAsyncContextManager[PlayGame]:
+    def slot(self, slot: int) -> contextlib.AbstractAsyncContextManager[Slot]:
         """A slot's way to play games, for as long as the context lasts."""
         ...
 
@@ -79,28 +84,20 @@ class LocalExecutor:
     slot_cores: SlotCores = ()
 
     @contextlib.asynccontextmanager
-    async def slot(self, slot: int) -> AsyncIterator[PlayGame]:
-        async with trio.open_nursery() as engines:
-            provider = EngineProvider(
-                engines,
-                stderr=self.stderr,
-                reuse=self.reuse_engines,
-                slot=slot if self.numbered_slots else None,
-                watch=self.watch,
-                cores=self.slot_cores[slot] if self.slot_cores else None,
-            )
+    async def slot(self, slot: int) -> AsyncIterator[Slot]:
+        async with open_provider(
+            stderr=self.stderr,
+            reuse=self.reuse_engines,
+            slot=slot if self.numbered_slots else None,
+            watch=self.watch,
+            cores=self.slot_cores[slot] if self.slot_cores else None,
+        ) as provider:
 
-            async def play(
-                job: GameJob, options: MatchOptions, started: GameStartedHook
-            ) -> GameRecord:
-                started(None)
-                return await play_game(job, provider, options)
+            async def play(job: GameJob, sink: GameSink, crash_result: str) -> GameRecord:
+                sink.started(None)
+                return await play_game(job, provider, sink, crash_result=crash_result)
 
-            try:
-                yield play
-            finally:
-                with trio.CancelScope(shield=True):
-                    await provider.close_all()
+            yield play
 
     async def check_players(self, checks: list[PlayerCheck]) -> list[tuple[str, EngineStartError]]:
         errors: list[tuple[str, EngineStartError]] = []

@@ -1,8 +1,10 @@
 """One game's conversation with its two engines: setup, clocks, opening, moves, scoring.
 
 :class:`Game` holds what a game is made of while it is played (the referee,
-the engine sessions, the moves, the clocks, the times measured) and plays it;
-:mod:`arena.run.match` gets the engines, runs it and makes the record.
+the engine sessions, the moves, the clocks, the times measured) and
+conducts it (:meth:`Game.conduct`); :func:`arena.run.match.play_game` gets
+the engines, has it conducted and makes the record.  The game reports its
+moves to its :class:`arena.run.sink.GameSink`.
 
 The procedure is Gomill's: each engine gets its ``startup_gtp_commands``, then
 ``boardsize``, ``clear_board`` and ``komi``; handicap stones are placed
@@ -44,6 +46,13 @@ Every engine fault becomes part of the result (GTP-SGF-RULES.md §8):
   any other ``play`` failure: the opponent forfeits;
 * any command that overruns its timeout: that engine loses on time;
 * a fault after the result is known is only noted in the record.
+
+A game ends by one route: an exception out of :meth:`Game.conduct`'s loop,
+:class:`Stop` (the referee holds the result) or :class:`Void`.  An engine
+fault (:class:`gtp.errors.EngineFault`: a timeout, a vanished engine, protocol
+garbage) goes through :meth:`Game.fault`, which settles what it means and
+raises one of them; a refused command (``CommandFailed``) is decided where it
+was sent.
 """
 
 from __future__ import annotations
@@ -51,7 +60,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import NoReturn
 
 import attrs
 
@@ -66,6 +75,7 @@ from arena.run.referee import (
     check_free_handicap_answer,
     parse_final_score,
 )
+from arena.run.sink import QUIET, GameSink
 from arena.run.stalls import (
     Doubt,
     RunQueueProbe,
@@ -75,7 +85,7 @@ from arena.run.stalls import (
     waited_since,
 )
 from gtp.client import GtpClient
-from gtp.errors import CommandFailed, EngineGone, EngineStartError, EngineTimeout, ProtocolError
+from gtp.errors import CommandFailed, EngineFault, EngineStartError, EngineTimeout
 from gtp.vertex import PASS, Colour, Move, format_vertex
 
 BLACK, WHITE = Colour.BLACK, Colour.WHITE
@@ -83,23 +93,6 @@ BLACK, WHITE = Colour.BLACK, Colour.WHITE
 # this: the timeout counts from a little before the clock starts (the
 # command line is made first), so no engine is stopped while its clock runs.
 CLOCK_TIMEOUT_SLACK = 0.005
-
-
-class MoveObserver(Protocol):
-    def __call__(self, game_id: str, colour: Colour, move: Move, moves_played: int) -> None: ...
-
-
-@attrs.frozen
-class MatchOptions:
-    """How a game's faults and output are handled (the competition's choices)."""
-
-    crash_result: str = "void"  # or "forfeit"
-    stderr_log: Callable[[str, str], None] | None = None  # (player code, line)
-    gtp_log: Callable[[str], None] | None = None  # one traffic line, already labelled
-    on_move: MoveObserver | None = None
-    # Told of the game as it starts: the ringmaster reads its clocks and board for
-    # the few move events it emits (nothing is copied per move).
-    on_game: Callable[[Game], None] | None = None
 
 
 class Stop(Exception):
@@ -136,12 +129,13 @@ def _no_times() -> dict[Colour, MoveTimes]:
 
 @attrs.define
 class Game:
-    """One game being played (see the module docstring); :meth:`run` plays it."""
+    """One game being played (see the module docstring); :meth:`conduct` plays it out."""
 
     job: GameJob
-    options: MatchOptions
     sessions: dict[Colour, EngineSession]
     referee: Referee
+    sink: GameSink = QUIET
+    crash_result: str = "void"  # an engine's death or protocol error: "void" or "forfeit"
     moves: list[PlayedMove] = attrs.Factory(list)
     notes: list[str] = attrs.Factory(list)
     clocks: dict[Colour, _Clocked] = attrs.Factory(dict)
@@ -175,16 +169,15 @@ class Game:
         session = self.sessions[colour]
         try:
             return await session.client.command(name, *args, timeout=timeout)
-        except (EngineTimeout, EngineGone, ProtocolError) as exc:
-            raise self.fault(colour, session, exc) from None
+        except EngineFault as exc:
+            self.fault(colour, session, exc)
 
-    def fault(
-        self,
-        colour: Colour,
-        session: EngineSession,
-        exc: EngineTimeout | EngineGone | ProtocolError,
-    ) -> Stop | Void:
-        """What an engine fault means for the game; the caller raises it."""
+    def fault(self, colour: Colour, session: EngineSession, exc: EngineFault) -> NoReturn:
+        """End the game for ``colour``'s engine fault: the one way a fault ends a game.
+
+        A timeout loses on time; a death or protocol garbage makes the game void
+        (forfeited with ``crash_result = "forfeit"``); after the result, a note.
+        """
         referee = self.referee
         if isinstance(exc, EngineTimeout):
             who = _who(session.player, colour)
@@ -193,15 +186,15 @@ class Game:
                 self.notes.append(f"late error: {what}")
             else:
                 referee.forfeit(colour, what, on_time=True)
-            return Stop()
+            raise Stop
         what = f"{_who(session.player, colour)}: {exc.message}"
         if referee.is_over:
             self.notes.append(f"late error: {what}")
-            return Stop()
-        if self.options.crash_result == "forfeit":
+            raise Stop
+        if self.crash_result == "forfeit":
             referee.forfeit(colour, what)
-            return Stop()
-        return Void(what)
+            raise Stop
+        raise Void(what)
 
     async def setup_command(self, colour: Colour, name: str, *args: str) -> str:
         player = self.sessions[colour].player
@@ -229,9 +222,11 @@ class Game:
             return None
         return ArenaLatency(self.lag_commands, self.lag_total, self.lag_max)
 
-    async def run(self) -> None:
-        if self.options.on_game is not None:
-            self.options.on_game(self)
+    async def conduct(self) -> None:
+        """Set up, play the opening and the moves, score; returns with the referee's result.
+
+        Raises :class:`Void` for a game to replay.
+        """
         try:
             await self.setup()
             await self.play_opening()
@@ -343,7 +338,7 @@ class Game:
             return
         size = self.job.settings.board_size
         last = len(opening.moves)
-        on_move = self.options.on_move
+        sink = self.sink
         for number, (colour, point) in enumerate(opening.moves, start=1):
             vertex = format_vertex(point, size)
             for target in (BLACK, WHITE):
@@ -353,8 +348,8 @@ class Game:
                 raise Void(f"opening {opening.name}: move {number} ({vertex}) is illegal")
             ending = f"End of opening {opening.name} ({last} moves)" if number == last else ""
             self.moves.append(PlayedMove(colour, move, comment=ending))
-            if on_move is not None:
-                on_move(self.job.game_id, colour, move, self.referee.moves_played)
+            if sink.wants_moves:
+                sink.move_played(colour, move, self.referee.moves_played, self)
             if self.referee.outcome is not None:
                 raise Void(f"opening {opening.name} ended the game at move {number}")
 
@@ -374,8 +369,8 @@ class Game:
             )
         except CommandFailed as exc:
             self.refused_time_command(clocked, _who(session.player, colour), exc)
-        except (EngineTimeout, EngineGone, ProtocolError) as exc:
-            raise self.fault(colour, session, exc) from None
+        except EngineFault as exc:
+            self.fault(colour, session, exc)
         self.account(client)
 
     def lost_on_time(
@@ -386,18 +381,20 @@ class Game:
         charge: Charge,
         *,
         answered: bool = True,
-    ) -> Stop:
+    ) -> NoReturn:
         number = self.referee.moves_played + 1
         who = _who(player, colour)
         reason = loss_reason(who, number, charge, clock.control, answered=answered)
         self.referee.forfeit(colour, reason, on_time=True)
-        return Stop()
+        raise Stop
 
-    def stalled(self, colour: Colour, player: PlayerConfig, charge: Charge, doubt: Doubt) -> Void:
+    def stalled(
+        self, colour: Colour, player: PlayerConfig, charge: Charge, doubt: Doubt
+    ) -> NoReturn:
         """A move over its clock by no more than the machine explains: the game is void."""
         number = self.referee.moves_played + 1
         reason = stall_reason(_who(player, colour), number, charge, doubt)
-        return Void(reason, stall=doubt.total)
+        raise Void(reason, stall=doubt.total)
 
     async def one_move(
         self,
@@ -441,7 +438,7 @@ class Game:
             raise Stop from None
         except EngineTimeout as exc:
             if clocked is None:
-                raise self.fault(colour, session, exc) from None
+                self.fault(colour, session, exc)
             clock = clocked.clock
             elapsed = time.perf_counter() - max(started, client.sent_at)
             overran = Charge(elapsed, clock.allowance, clock.margin, False, clock.reading)
@@ -452,10 +449,10 @@ class Game:
                 waited_since(clocked.engine_probe, engine_waited) or 0.0,
             )
             if not beyond_doubt(overran, doubt):
-                raise self.stalled(colour, player, overran, doubt) from None
-            raise self.lost_on_time(colour, player, clock, overran, answered=False) from None
-        except (EngineGone, ProtocolError) as exc:
-            raise self.fault(colour, session, exc) from None
+                self.stalled(colour, player, overran, doubt)
+            self.lost_on_time(colour, player, clock, overran, answered=False)
+        except EngineFault as exc:
+            self.fault(colour, session, exc)
         self.account(client)
         seconds = client.received_at - client.sent_at
         self.times[colour] = self.times[colour].add(seconds)
@@ -471,8 +468,8 @@ class Game:
                     client.written_at - client.sent_at,
                 )
                 if not beyond_doubt(charge, doubt):
-                    raise self.stalled(colour, player, charge, doubt)
-                raise self.lost_on_time(colour, player, clocked.clock, charge)
+                    self.stalled(colour, player, charge, doubt)
+                self.lost_on_time(colour, player, clocked.clock, charge)
             time_left, overtime_left = charge.left.seconds, charge.left.count
         move = referee.interpret_genmove(colour, answer, claim_allowed=claim)
         if move is None:
@@ -487,9 +484,9 @@ class Game:
                 )
             self.account(client)
         self.moves.append(PlayedMove(colour, move, comment, seconds, time_left, overtime_left))
-        on_move = self.options.on_move
-        if on_move is not None:
-            on_move(self.job.game_id, colour, move, referee.moves_played)
+        sink = self.sink
+        if sink.wants_moves:
+            sink.move_played(colour, move, referee.moves_played, self)
         if referee.outcome is not None:
             return
         vertex = format_vertex(move.point, self.job.settings.board_size)
@@ -501,8 +498,8 @@ class Game:
         except CommandFailed as exc:
             referee.play_rejected(colour, exc.failure)
             raise Stop from None
-        except (EngineTimeout, EngineGone, ProtocolError) as exc:
-            raise self.fault(colour.opponent, opponent_session, exc) from None
+        except EngineFault as exc:
+            self.fault(colour.opponent, opponent_session, exc)
         self.account(opponent_client)
 
     # -- the referee engine ----------------------------------------------------
@@ -527,11 +524,16 @@ class Game:
             )
         except CommandFailed as exc:
             what = f"rejected {exc.command!r}: {exc.failure}"
-        except EngineTimeout as exc:
-            what = f"did not answer {exc.command!r} within {exc.timeout:g}s"
-        except (EngineGone, ProtocolError) as exc:
-            what = exc.message
+        except EngineFault as exc:
+            what = self.judge_fault(exc)
         raise Void(f"the referee {self.judge_name} {what}")
+
+    @staticmethod
+    def judge_fault(exc: EngineFault) -> str:
+        """What the referee engine did wrong, as the void reason words it."""
+        if isinstance(exc, EngineTimeout):
+            return f"did not answer {exc.command!r} within {exc.timeout:g}s"
+        return exc.message
 
     async def referee_engine(self) -> EngineSession:
         """The referee engine, set up for this game and told every move played so far."""
@@ -608,13 +610,8 @@ class Game:
                 self.notes.append(
                     f"the referee {self.judge_name} gave no dead stones: {exc.failure}"
                 )
-            except EngineTimeout as exc:
-                raise Void(
-                    f"the referee {self.judge_name} did not answer {exc.command!r}"
-                    f" within {exc.timeout:g}s"
-                ) from None
-            except (EngineGone, ProtocolError) as exc:
-                raise Void(f"the referee {self.judge_name} {exc.message}") from None
+            except EngineFault as exc:
+                raise Void(f"the referee {self.judge_name} {self.judge_fault(exc)}") from None
         try:
             self.referee.score_from_referee(self.judge_name, answer, dead)
         except ValueError as exc:
@@ -654,7 +651,7 @@ class Game:
                 )
             except CommandFailed as exc:
                 self.notes.append(f"{_who(player, colour)} could not score: {exc.failure}")
-            except (EngineTimeout, EngineGone, ProtocolError) as exc:
+            except EngineFault as exc:
                 self.notes.append(f"{_who(player, colour)} could not score: {exc.message}")
         return answers
 
@@ -670,7 +667,7 @@ class Game:
                     session.gtp("gomill-cpu_time"), timeout=session.player.command_timeout
                 )
                 total = float(text.strip())
-            except (CommandFailed, EngineTimeout, EngineGone, ProtocolError, ValueError):
+            except (CommandFailed, EngineFault, ValueError):
                 continue
             times[colour] = total
         return times

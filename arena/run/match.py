@@ -1,14 +1,16 @@
 """Play one game between two engines and return its :class:`GameRecord`.
 
-:func:`play_game` gets the two engine sessions (from an
-:class:`arena.run.engines.EngineProvider`, which may keep them between
-games), has the game played (:class:`arena.run.game.Game`: setup, clocks,
-opening, moves, scoring, every engine fault made a result), gathers the
-engines' CPU time and makes the record (a referee engine, when the settings
-name one, is got from the same provider the first time the game needs it and
-given back with the players' engines); :func:`play_single_game` is the same
-as one self-contained function of the job, starting and stopping its own
-engines.
+:func:`play_game` is the one way a game is played, wherever it is: in a
+ringmaster's slot (:class:`arena.run.executor.LocalExecutor`, engines kept
+between games with ``reuse_engines``), on a cluster worker
+(:mod:`arena.run.remote`, engines of its own), and so for the library's
+:func:`arena.api.play_match`.  It gets the two engine sessions (from an
+:class:`arena.run.engines.EngineProvider`), has the game conducted
+(:class:`arena.run.game.Game`: setup, clocks, opening, moves, scoring, every
+engine fault made a result), gathers the engines' CPU time and makes the
+record (a referee engine, when the settings name one, is got from the same
+provider the first time the game needs it and given back with the players'
+engines).  The game reports to one :class:`arena.run.sink.GameSink`.
 
 Cancellation (a stop at once) is never turned into a result.
 """
@@ -22,11 +24,10 @@ import trio
 
 from arena.control.settings import PlayerConfig
 from arena.results import GameJob, GameRecord, GameResult
-from arena.run.engines import EngineFacts, EngineProvider, EngineSession, GroupWatch, StderrRoute
+from arena.run.engines import EngineProvider, EngineSession
 from arena.run.game import BLACK, WHITE, Game, Void
-from arena.run.game import MatchOptions as MatchOptions
-from arena.run.game import MoveObserver as MoveObserver
 from arena.run.referee import Referee
+from arena.run.sink import QUIET, GameSink
 from gtp.errors import EngineStartError
 from gtp.vertex import Colour
 
@@ -53,13 +54,21 @@ def _result(game: Game, cpu: dict[Colour, float | None]) -> GameResult:
 
 
 async def play_game(
-    job: GameJob, provider: EngineProvider, options: MatchOptions | None = None
+    job: GameJob,
+    provider: EngineProvider,
+    sink: GameSink = QUIET,
+    *,
+    crash_result: str = "void",
 ) -> GameRecord:
-    """Play ``job`` with engines from ``provider``; never raises for an engine fault."""
-    options = options or MatchOptions()
+    """Play ``job`` with engines from ``provider``, reporting to ``sink``.
+
+    ``crash_result``: what an engine's death or protocol error makes of the
+    game, ``"void"`` (replayed) or ``"forfeit"``.  Never raises for an engine
+    fault; :func:`arena.store.sgf.build_sgf` gives the record's SGF.
+    """
     started = datetime.datetime.now().replace(microsecond=0)
     sessions: dict[Colour, EngineSession] = {}
-    game = Game(job, options, sessions, Referee(job.settings))
+    game = Game(job, sessions, Referee(job.settings), sink, crash_result)
     void_reason: str | None = None
     stall: float | None = None
     cpu_start: dict[Colour, float | None] = {}
@@ -70,16 +79,15 @@ async def play_game(
             judge = job.settings.referee_player
             if judge is not None:
                 needed |= {judge.code}
-                game.acquire_judge = _judge_acquirer(judge, job.game_id, provider, needed, options)
+                game.acquire_judge = _judge_acquirer(judge, job.game_id, provider, needed, sink)
             for colour in (BLACK, WHITE):
                 player = job.player(colour)
-                stderr_sink, traffic_sink = _sinks(player, colour, options)
                 sessions[colour] = await provider.acquire(
                     player,
                     job.game_id,
                     keep=needed,
-                    stderr_sink=stderr_sink,
-                    traffic_sink=traffic_sink,
+                    sink=sink,
+                    label=f"{player.code} ({colour.gtp_name})",
                 )
         except EngineStartError as exc:
             void_reason = str(exc)
@@ -87,7 +95,7 @@ async def play_game(
             for colour, session in sessions.items():
                 cpu_start[colour] = session.cpu_seconds() if provider.reuse else 0.0
             try:
-                await game.run()
+                await game.conduct()
             except Void as void:
                 void_reason, stall = void.reason, void.stall
             if void_reason is None:
@@ -151,21 +159,13 @@ def _judge_acquirer(
     game_id: str,
     provider: EngineProvider,
     needed: frozenset[str],
-    options: MatchOptions,
+    sink: GameSink,
 ) -> Callable[[], Awaitable[EngineSession]]:
     """How the game gets its referee engine when it first needs it (started or reused)."""
-    stderr_log, gtp_log = options.stderr_log, options.gtp_log
-    code = judge.code
-    label = f"{code} (referee)"
 
     async def acquire() -> EngineSession:
-        return await provider.acquire(
-            judge,
-            game_id,
-            keep=needed,
-            stderr_sink=(lambda line: stderr_log(code, line)) if stderr_log is not None else None,
-            traffic_sink=(lambda line: gtp_log(f"{label} {line}")) if gtp_log is not None else None,
-        )
+        label = f"{judge.code} (referee)"
+        return await provider.acquire(judge, game_id, keep=needed, sink=sink, label=label)
 
     return acquire
 
@@ -176,44 +176,3 @@ def _name(session: EngineSession | None, player: PlayerConfig) -> str:
 
 def _description(session: EngineSession | None) -> str:
     return session.summary if session is not None else ""
-
-
-def _sinks(
-    player: PlayerConfig, colour: Colour, options: MatchOptions
-) -> tuple[Callable[[str], None] | None, Callable[[str], None] | None]:
-    code = player.code
-    stderr_log = options.stderr_log
-    gtp_log = options.gtp_log
-    label = f"{code} ({colour.gtp_name})"
-    return (
-        (lambda line: stderr_log(code, line)) if stderr_log is not None else None,
-        (lambda line: gtp_log(f"{label} {line}")) if gtp_log is not None else None,
-    )
-
-
-async def play_single_game(
-    job: GameJob,
-    options: MatchOptions | None = None,
-    *,
-    stderr: StderrRoute = "log",
-    slot: int | None = None,
-    watch: GroupWatch | None = None,
-    facts: dict[PlayerConfig, EngineFacts] | None = None,
-) -> GameRecord:
-    """The game as one self-contained function of its job: start both engines, play, stop them.
-
-    What an executor on another machine runs (the ringmaster's local slots use
-    :func:`play_game` with engines kept between games).  Never raises for an
-    engine fault; :func:`arena.store.sgf.build_sgf` gives the record's SGF.
-    ``facts``: what earlier engines of the same players said about themselves
-    (:class:`arena.run.engines.EngineFacts`), shared between games.
-    """
-    async with trio.open_nursery() as nursery:
-        provider = EngineProvider(
-            nursery, stderr=stderr, slot=slot, watch=watch, facts={} if facts is None else facts
-        )
-        try:
-            return await play_game(job, provider, options)
-        finally:
-            with trio.CancelScope(shield=True):
-                await provider.close_all()

@@ -3,18 +3,19 @@
 The ringmaster (:mod:`arena.run.cluster`) submits :func:`play_remote` with a
 frozen :class:`arena.results.GameJob` and a :class:`RemoteSpec`; the worker
 starts both engines from the players' commands (paths as this machine sees
-them), plays the game with :func:`arena.run.match.play_single_game` -- the
-code a local run uses -- and returns a :class:`RemoteGame` holding the
+them), plays the game with :func:`arena.run.match.play_game` -- the code a
+local run uses -- and returns a :class:`RemoteGame` holding the
 :class:`arena.results.GameRecord` (result, moves and comments for the SGF,
 engine descriptions, engines' CPU).  :func:`check_remote` is the startup check
 of one player.
 
-While the game runs, small messages go back through the scheduler as Dask
-events on the run's topic (``Worker.log_event``): the game has started on this
-worker, its latest move (at most one every ``MOVE_EVENT_SECONDS``, and only
-when the arena shows moves) and the engines' stderr lines (capped per game as
-in a local run).  Each names the task's key, so the ringmaster can drop those
-of an attempt it no longer waits for.
+While the game runs, its sink (:class:`_Progress`) sends small messages back
+through the scheduler as Dask events on the run's topic
+(``Worker.log_event``): the game has started on this worker, its latest move
+(at most one every ``MOVE_EVENT_SECONDS``, and only when the arena shows
+moves) and the engines' stderr lines (capped per game as in a local run).
+Each names the task's key, so the ringmaster can drop those of an attempt it
+no longer waits for.
 
 A game whose task is cancelled (the ringmaster gave up on it, or the arena
 died and the scheduler released its tasks) is stopped within
@@ -38,8 +39,10 @@ import trio
 from arena.competitions.base import PlayerCheck
 from arena.control.settings import PlayerConfig
 from arena.results import GameJob, GameRecord
-from arena.run.engines import EngineFacts, StderrRoute, check_player
-from arena.run.match import MatchOptions, play_single_game
+from arena.run.engines import EngineFacts, StderrRoute, check_player, open_provider
+from arena.run.game import Game
+from arena.run.match import play_game
+from arena.run.sink import GameSink
 from arena.run.watchdog import Watchdog
 from gtp.errors import EngineStartError
 from gtp.vertex import Colour, Move
@@ -140,27 +143,39 @@ async def _until_unwanted(worker: Worker, key: str, scope: trio.CancelScope) -> 
     scope.cancel()
 
 
-class _Progress:
-    """Sends a game's progress on the run's topic (see module docstring)."""
+class _Progress(GameSink):
+    """The game's sink on a worker: its progress on the run's topic (module docstring);
+    the GTP traffic, when asked for, kept to go back with the record."""
 
     def __init__(self, worker: Worker, spec: RemoteSpec) -> None:
         self._worker = worker
         self._topic = spec.topic
         self._key = spec.key
         self._next_move = 0.0
+        self.wants_moves = spec.moves
+        self.wants_traffic = spec.gtp_traffic
+        self.traffic: list[str] = []
 
     def send(self, kind: str, **fields: Any) -> None:
         self._worker.log_event(self._topic, {"k": self._key, "e": kind, **fields})
 
-    def move(self, game_id: str, colour: Colour, move: Move, moves_played: int) -> None:
+    def started(self, worker: str | None) -> None:
+        self.send(STARTED, w=worker_label(self._worker), a=str(self._worker.address))
+
+    def move_played(
+        self, colour: Colour, move: Move, moves_played: int, game: Game | None = None
+    ) -> None:
         now = time.monotonic()
         if now < self._next_move:
             return
         self._next_move = now + MOVE_EVENT_SECONDS
         self.send(MOVE, c=colour.letter, m=_move_text(move), n=moves_played)
 
-    def stderr(self, player: str, line: str) -> None:
+    def stderr_line(self, player: str, line: str) -> None:
         self.send(STDERR, p=player, l=line)
+
+    def traffic_line(self, line: str) -> None:
+        self.traffic.append(line)
 
 
 def _move_text(move: Move) -> str:
@@ -182,27 +197,15 @@ def parse_move_text(text: str) -> Move:
     return Move((int(row), int(col)))
 
 
-async def _play(
-    job: GameJob, spec: RemoteSpec, worker: Worker, traffic: list[str]
-) -> GameRecord | None:
-    progress = _Progress(worker, spec)
-    options = MatchOptions(
-        crash_result=spec.crash_result,
-        stderr_log=progress.stderr if spec.stderr == "log" else None,
-        gtp_log=traffic.append if spec.gtp_traffic else None,
-        on_move=progress.move if spec.moves else None,
-    )
+async def _play(job: GameJob, spec: RemoteSpec, progress: _Progress) -> GameRecord | None:
     record = None
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(_until_unwanted, worker, spec.key, nursery.cancel_scope)
-        progress.send(STARTED, w=worker_label(worker), a=str(worker.address))
-        record = await play_single_game(
-            job,
-            options,
-            stderr=spec.stderr,
-            watch=_process_guard().watch,
-            facts=_run_facts(spec.topic),
-        )
+        nursery.start_soon(_until_unwanted, progress._worker, spec.key, nursery.cancel_scope)
+        progress.started(None)
+        async with open_provider(
+            stderr=spec.stderr, watch=_process_guard().watch, facts=_run_facts(spec.topic)
+        ) as provider:
+            record = await play_game(job, provider, progress, crash_result=spec.crash_result)
         nursery.cancel_scope.cancel()
     return record
 
@@ -212,9 +215,9 @@ def play_remote(job: GameJob, spec: RemoteSpec) -> RemoteGame:
     from distributed import get_worker
 
     worker = get_worker()
-    traffic: list[str] = []
-    record = trio.run(_play, job, spec, worker, traffic)
-    return RemoteGame(record, worker_label(worker), tuple(traffic))
+    progress = _Progress(worker, spec)
+    record = trio.run(_play, job, spec, progress)
+    return RemoteGame(record, worker_label(worker), tuple(progress.traffic))
 
 
 async def _check(check: PlayerCheck) -> str | None:

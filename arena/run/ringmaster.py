@@ -63,10 +63,10 @@ from arena.events import (
 from arena.results import GameJob, GameRecord
 from arena.run.affinity import SlotCores, available_cores, pinning_supported, slot_cores
 from arena.run.engines import StderrRoute, check_player
-from arena.run.executor import Executor, ExecutorLost, GameLost, LocalExecutor, PlayGame
+from arena.run.executor import Executor, ExecutorLost, GameLost, LocalExecutor, Slot
 from arena.run.game import Game
 from arena.run.keys import CTRL_X, watch_keys
-from arena.run.match import MatchOptions
+from arena.run.sink import GameSink
 from arena.run.stalls import oversubscription_warning, stall_stop_message, usable_cores
 from arena.run.watchdog import Watchdog
 from arena.store.files import CompetitionFiles, RunLock
@@ -131,6 +131,68 @@ def _encoded_state(competition: Competition) -> bytes:
     return encode_json(competition.to_state())
 
 
+class _GameReports(GameSink):
+    """The ringmaster's sink for one game: its reports become events on the run's bus,
+    its GTP traffic goes to the game's log (``--log-gtp``)."""
+
+    def __init__(
+        self, events: EventBus, job: GameJob, slot: int, traffic: Callable[[str], None] | None
+    ) -> None:
+        self._events = events
+        self._job = job
+        self._slot = slot
+        self._traffic = traffic
+        self.wants_moves = events.wants_moves
+        self.wants_traffic = traffic is not None
+        self._next_move = -math.inf  # trio time
+        self._next_board = -math.inf
+
+    def started(self, worker: str | None) -> None:
+        job = self._job
+        self._events.emit(
+            GameStarted(job.game_id, job.black.code, job.white.code, self._slot, worker)
+        )
+
+    def stderr_line(self, player: str, line: str) -> None:
+        self._events.emit(EngineStderr(self._job.game_id, player, line, looks_like_warning(line)))
+
+    def traffic_line(self, line: str) -> None:
+        if self._traffic is not None:
+            self._traffic(line)
+
+    def move_played(
+        self, colour: Colour, move: Move, moves_played: int, game: Game | None = None
+    ) -> None:
+        # The dashboard draws at 4 Hz: an event per move would cost more CPU than
+        # the drawing with fast engines (7,000 moves/s), so each game reports its
+        # latest move at most every MOVE_EVENT_SECONDS.
+        now = trio.current_time()
+        if now < self._next_move:
+            return
+        self._next_move = now + MOVE_EVENT_SECONDS
+        game_id = self._job.game_id
+        if game is None:  # played elsewhere (a cluster): the move alone
+            self._events.emit(MovePlayed(game_id, colour, move, moves_played))
+            return
+        clocks = game.clocks
+        black, white = clocks.get(Colour.BLACK), clocks.get(Colour.WHITE)
+        board: BoardPicture | None = None
+        if now >= self._next_board:
+            self._next_board = now + BOARD_EVENT_SECONDS
+            board = board_picture(game.referee.board)
+        self._events.emit(
+            MovePlayed(
+                game_id,
+                colour,
+                move,
+                moves_played,
+                None if black is None else clock_face(black.clock),
+                None if white is None else clock_face(white.clock),
+                board,
+            )
+        )
+
+
 @attrs.define
 class Ringmaster:
     """Runs one competition once (see module docstring).
@@ -164,9 +226,6 @@ class Ringmaster:
     _watchdog: Watchdog | None = None
     _snapshot_at: float = -math.inf  # when the last snapshot for an event was taken
     _snapshot_cost: float = 0.0  # and how long it took (perf_counter seconds)
-    _next_move_event: dict[str, float] = attrs.Factory(dict)  # game id -> trio time
-    _next_board_event: dict[str, float] = attrs.Factory(dict)  # game id -> trio time
-    _live_games: dict[str, Game] = attrs.Factory(dict)  # read for clocks and boards
 
     def __attrs_post_init__(self) -> None:
         self.competition = make_competition(self.config)
@@ -390,27 +449,15 @@ class Ringmaster:
                     continue
                 await self._play(job, slot, play)
 
-    async def _play(self, job: GameJob, slot: int, play: PlayGame) -> None:
-        events = self.events
+    async def _play(self, job: GameJob, slot: int, play: Slot) -> None:
         game_id = job.game_id
-
-        def started(worker: str | None) -> None:
-            events.emit(GameStarted(game_id, job.black.code, job.white.code, slot, worker))
-
-        def stderr_line(code: str, line: str) -> None:
-            events.emit(EngineStderr(game_id, code, line, looks_like_warning(line)))
-
         gtp_logs = self.gtp_logs
-        options = MatchOptions(
-            crash_result=self.config.crash_result,
-            stderr_log=stderr_line,
-            gtp_log=gtp_logs.open(game_id) if gtp_logs is not None else None,
-            on_move=self._move_event if events.wants_moves else None,
-            on_game=self._game_begins if events.wants_moves else None,
+        reports = _GameReports(
+            self.events, job, slot, gtp_logs.open(game_id) if gtp_logs is not None else None
         )
         lost = False
         try:
-            record = await play(job, options, started)
+            record = await play(job, reports, self.config.crash_result)
         except GameLost as exc:  # void, replayed; the machine's fault, not the engines'
             record, lost = exc.record, True
         except ExecutorLost as exc:  # no game can finish: stop, this one is replayed next run
@@ -425,39 +472,6 @@ class Ringmaster:
                 gtp_logs.close(game_id)
         self._finished(job, record, lost=lost)
 
-    def _move_event(self, game_id: str, colour: Colour, move: Move, moves_played: int) -> None:
-        # The dashboard draws at 4 Hz: an event per move would cost more CPU than
-        # the drawing with fast engines (7,000 moves/s), so each game reports its
-        # latest move at most every MOVE_EVENT_SECONDS.
-        now = trio.current_time()
-        if now < self._next_move_event.get(game_id, -math.inf):
-            return
-        self._next_move_event[game_id] = now + MOVE_EVENT_SECONDS
-        game = self._live_games.get(game_id)
-        if game is None:  # played elsewhere (a cluster): the move alone
-            self.events.emit(MovePlayed(game_id, colour, move, moves_played))
-            return
-        clocks = game.clocks
-        black, white = clocks.get(Colour.BLACK), clocks.get(Colour.WHITE)
-        board: BoardPicture | None = None
-        if now >= self._next_board_event.get(game_id, -math.inf):
-            self._next_board_event[game_id] = now + BOARD_EVENT_SECONDS
-            board = board_picture(game.referee.board)
-        self.events.emit(
-            MovePlayed(
-                game_id,
-                colour,
-                move,
-                moves_played,
-                None if black is None else clock_face(black.clock),
-                None if white is None else clock_face(white.clock),
-                board,
-            )
-        )
-
-    def _game_begins(self, game: Game) -> None:
-        self._live_games[game.job.game_id] = game
-
     # -- recording ------------------------------------------------------------
 
     def _finished(self, job: GameJob, record: GameRecord, *, lost: bool = False) -> None:
@@ -466,9 +480,6 @@ class Ringmaster:
         ``lost``: a void game whose worker was lost, which never halts the run.
         """
         self._in_progress.pop(job.game_id, None)
-        self._next_move_event.pop(job.game_id, None)
-        self._next_board_event.pop(job.game_id, None)
-        self._live_games.pop(job.game_id, None)
         competition = self.competition
         result = record.result
         entry: JournalEntry | None

@@ -17,7 +17,7 @@ from arena.competitions.base import PlayerCheck
 from arena.errors import ControlFileError
 from arena.events import Event, EventBus, RunWarning
 from arena.run.affinity import AffinityError, slot_cores
-from arena.run.executor import LocalExecutor, PlayGame
+from arena.run.executor import LocalExecutor, Slot
 from arena.run.ringmaster import RunError, RunOptions
 from arena_cli.main import main
 from gtp.errors import EngineStartError
@@ -161,7 +161,7 @@ class ElsewhereExecutor:
 
     local: LocalExecutor = attrs.Factory(LocalExecutor)
 
-    def slot(self, slot: int) -> contextlib.AbstractAsyncContextManager[PlayGame]:
+    def slot(self, slot: int) -> contextlib.AbstractAsyncContextManager[Slot]:
         return self.local.slot(slot)
 
     async def check_players(self, checks: list[PlayerCheck]) -> list[tuple[str, EngineStartError]]:

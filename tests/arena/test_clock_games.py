@@ -13,11 +13,13 @@ from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TimeControl
 from arena.results import EndReason, GameJob, GameRecord
 from arena.run.engines import EngineProvider, check_player
-from arena.run.match import MatchOptions, play_game
+from arena.run.match import play_game
+from arena.run.sink import QUIET, GameSink
 from arena.store.sgf import build_sgf
 from gtp.vertex import Colour
 
 from .fakes import clocked_player
+from .sinks import Recorded
 
 B, W = Colour.BLACK, Colour.WHITE
 MARGIN = 0.05
@@ -42,10 +44,10 @@ def job(
     return GameJob("0_0", "0", 0, black, white, settings)
 
 
-async def play_once(job: GameJob, options: MatchOptions | None = None) -> GameRecord:
+async def play_once(job: GameJob, sink: GameSink = QUIET) -> GameRecord:
     async with trio.open_nursery() as nursery:
         provider = EngineProvider(nursery, stderr="discard")
-        record = await play_game(job, provider, options)
+        record = await play_game(job, provider, sink)
         await provider.close_all()
     return record
 
@@ -216,11 +218,11 @@ async def test_fischer_is_kept_by_the_arena_for_an_engine_without_kata_time_sett
     settings = GameSettings(board_size=9, komi=7.5, time_control=fischer)
     plain = clocked_player("a", "--plain-time", "--share=0.2")
     await check_player(plain, settings)  # nothing more is required of it
-    traffic: list[str] = []
+    sink = Recorded(traffic=True)
     record = await play_once(
-        job(plain, clocked_player("b", "--share=0.2"), fischer, move_limit=20),
-        MatchOptions(gtp_log=traffic.append),
+        job(plain, clocked_player("b", "--share=0.2"), fischer, move_limit=20), sink
     )
+    traffic = sink.traffic
     assert record.result is not None and record.result.end is EndReason.MOVE_LIMIT, record
     sent = [
         " ".join(w for i, w in enumerate(line.split(">> ", 1)[1].split()) if i or not w.isdigit())
@@ -243,16 +245,16 @@ async def test_fischer_is_kept_by_the_arena_for_an_engine_without_kata_time_sett
 
 
 async def test_a_reused_engine_is_told_there_is_no_clock_after_a_clocked_game() -> None:
-    traffic: list[str] = []
-    options = MatchOptions(gtp_log=traffic.append)
+    sink = Recorded(traffic=True)
+    traffic = sink.traffic
     a, b = clocked_player("a", "--share=0.1"), clocked_player("b", "--share=0.1")
     clocked = job(a, b, TimeControl("byoyomi", 5, 1, periods=1), move_limit=6)
     free = attrs.evolve(job(a, b, None, move_limit=6), game_id="0_1", game_number=1)
     async with trio.open_nursery() as nursery:
         provider = EngineProvider(nursery, stderr="discard", reuse=True)
-        await play_game(clocked, provider, options)
+        await play_game(clocked, provider, sink)
         first_game = len(traffic)
-        await play_game(free, provider, options)
+        await play_game(free, provider, sink)
         await provider.close_all()
     sent = [line for line in traffic[first_game:] if ">>" in line]
     resets = [line for line in sent if "time_settings 0 1 0" in line]

@@ -32,10 +32,10 @@ from arena.events import (
 from arena.results import EndReason, GameJob, GameRecord, GameResult, PlayedMove
 from arena.run.bridge import LoopThread
 from arena.run.cluster import game_resources, void_record
-from arena.run.executor import ExecutorLost, GameLost, GameStartedHook, PlayGame
-from arena.run.match import MatchOptions
+from arena.run.executor import ExecutorLost, GameLost, Slot
 from arena.run.remote import RemoteGame, parse_move_text
 from arena.run.ringmaster import RunOptions
+from arena.run.sink import GameSink
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, VoidEntry, iter_journal
 from arena_cli.main import main
@@ -185,10 +185,10 @@ class ScriptedExecutor:
     attempts: list[str] = attrs.Factory(list)
 
     @contextlib.asynccontextmanager
-    async def slot(self, slot: int) -> AsyncIterator[PlayGame]:
-        async def play(job: GameJob, options: MatchOptions, started: GameStartedHook) -> GameRecord:
+    async def slot(self, slot: int) -> AsyncIterator[Slot]:
+        async def play(job: GameJob, sink: GameSink, crash_result: str) -> GameRecord:
             self.attempts.append(job.game_id)
-            started(f"w{slot}")
+            sink.started(f"w{slot}")
             outcomes = self.script.get(job.game_id, [])
             outcome = outcomes.pop(0) if outcomes else "ok"
             if outcome == "lost":

@@ -10,12 +10,14 @@ from sgfmill import sgf
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.results import EndReason, GameJob, GameRecord
 from arena.run.engines import STDERR_LOG_CAP, EngineProvider
-from arena.run.match import MatchOptions, play_game
+from arena.run.match import play_game
+from arena.run.sink import QUIET, GameSink
 from arena.store.sgf import build_sgf
 from gtp.vertex import Colour
 from tests.fakes import assert_group_gone
 
 from .fakes import fake_player
+from .sinks import Recorded
 
 B, W = Colour.BLACK, Colour.WHITE
 BLACK_MOVES = "--moves=D4,E4,F4,G4,H4"
@@ -35,10 +37,10 @@ def job(black: PlayerConfig, white: PlayerConfig, **settings: object) -> GameJob
     )
 
 
-async def play(job: GameJob, options: MatchOptions | None = None) -> GameRecord:
+async def play(job: GameJob, sink: GameSink = QUIET, crash_result: str = "void") -> GameRecord:
     async with trio.open_nursery() as nursery:
         provider = EngineProvider(nursery, stderr="log")
-        record = await play_game(job, provider, options)
+        record = await play_game(job, provider, sink, crash_result=crash_result)
         await provider.close_all()
     return record
 
@@ -223,7 +225,7 @@ async def test_fault_paths_become_results(
 ) -> None:
     black = fake_player("a", *black_args, **black_settings)
     white = fake_player("b", *white_args)
-    record = await play(job(black, white, **settings), MatchOptions(crash_result=crash_result))
+    record = await play(job(black, white, **settings), crash_result=crash_result)
     assert record.result is not None, record.void_reason
     sgf_result, end, reason = expected
     assert (record.result.sgf_result, record.result.end) == (sgf_result, end)
@@ -317,7 +319,7 @@ async def test_a_wrong_fixed_handicap_answer_voids_the_game() -> None:
 
 
 async def test_huge_stderr_does_not_disturb_the_game_and_the_log_is_bounded() -> None:
-    lines: list[str] = []
+    sink = Recorded()
     quiet = await play(
         job(fake_player("a", BLACK_MOVES), fake_player("b", WHITE_MOVES), scorer="internal")
     )
@@ -327,8 +329,9 @@ async def test_huge_stderr_does_not_disturb_the_game_and_the_log_is_bounded() ->
             fake_player("b", WHITE_MOVES),
             scorer="internal",
         ),
-        MatchOptions(stderr_log=lambda code, line: lines.append(line)),
+        sink,
     )
+    lines = [line for _, line in sink.stderr]
     assert noisy.result is not None and quiet.result is not None
     unmeasured = {"cpu_black": None, "cpu_white": None, "times_black": None, "times_white": None}
     assert attrs.evolve(noisy.result, **unmeasured) == attrs.evolve(quiet.result, **unmeasured)
@@ -337,11 +340,11 @@ async def test_huge_stderr_does_not_disturb_the_game_and_the_log_is_bounded() ->
 
 
 async def test_gtp_traffic_is_logged_from_the_first_command() -> None:
-    lines: list[str] = []
+    sink = Recorded(traffic=True)
     await play(
-        job(fake_player("a", BLACK_MOVES), fake_player("b", WHITE_MOVES, "--resign-at=1")),
-        MatchOptions(gtp_log=lines.append),
+        job(fake_player("a", BLACK_MOVES), fake_player("b", WHITE_MOVES, "--resign-at=1")), sink
     )
+    lines = sink.traffic
     assert lines[0] == "a (black) >> 1 list_commands"
     assert "a (black) >> 7 genmove b" in lines
     assert "b (white) << =8 resign" in lines
@@ -369,14 +372,11 @@ async def test_engines_are_reused_between_games_when_asked(tmp_path: object) -> 
 async def test_later_engines_of_a_player_are_only_asked_for_their_description() -> None:
     black = fake_player("a", BLACK_MOVES, "--name=FakeA", "--describe=Fake A, seed 7")
     white = fake_player("b", WHITE_MOVES, "--version=2.5")
-    logs: list[list[str]] = [[], []]
+    logs = [Recorded(traffic=True), Recorded(traffic=True)]
     async with trio.open_nursery() as nursery:
         provider = EngineProvider(nursery, stderr="log")  # new engines for every game
         records = [
-            await play_game(
-                job(black, white, scorer="internal"), provider, MatchOptions(gtp_log=log.append)
-            )
-            for log in logs
+            await play_game(job(black, white, scorer="internal"), provider, log) for log in logs
         ]
         await provider.close_all()
     for record in records:
@@ -384,8 +384,8 @@ async def test_later_engines_of_a_player_are_only_asked_for_their_description() 
         assert record.player_names == ("FakeA:1.0", "fake:2.5")
         assert record.descriptions == ("Fake A, seed 7", "fake:2.5")
 
-    def sent(log: list[str]) -> list[str]:
-        return [line for line in log if " >> " in line][:4]
+    def sent(log: Recorded) -> list[str]:
+        return [line for line in log.traffic if " >> " in line][:4]
 
     assert sent(logs[0]) == [
         "a (black) >> 1 list_commands",

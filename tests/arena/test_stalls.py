@@ -22,9 +22,10 @@ from arena.control.timecontrol import TimeControl
 from arena.events import Event, EventBus, RunState, RunWarning
 from arena.results import EndReason, GameJob, GameRecord
 from arena.run.engines import EngineProvider
-from arena.run.executor import GameStartedHook, LocalExecutor, PlayGame
-from arena.run.match import MatchOptions, play_game
+from arena.run.executor import LocalExecutor, Slot
+from arena.run.match import play_game
 from arena.run.ringmaster import RunOptions, check_players
+from arena.run.sink import QUIET, GameSink
 from arena.run.stalls import (
     STALL_VOID_LIMIT,
     Doubt,
@@ -41,6 +42,7 @@ from gtp.errors import EngineStartError
 from gtp.vertex import Colour
 
 from .fakes import clocked_player, fake_command
+from .sinks import Recorded
 
 B, W = Colour.BLACK, Colour.WHITE
 MARGIN = 0.05
@@ -159,10 +161,10 @@ def clocked_job(black: PlayerConfig, white: PlayerConfig) -> GameJob:
     return GameJob("0_0", "0", 0, black, white, settings)
 
 
-async def play(job: GameJob, options: MatchOptions | None = None) -> GameRecord:
+async def play(job: GameJob, sink: GameSink = QUIET) -> GameRecord:
     async with trio.open_nursery() as nursery:
         provider = EngineProvider(nursery, stderr="discard")
-        record = await play_game(job, provider, options)
+        record = await play_game(job, provider, sink)
         await provider.close_all()
     return record
 
@@ -189,7 +191,7 @@ async def test_an_arena_deaf_while_the_engine_answered_voids_the_game_with_the_s
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(block_the_loop)
-        record = await play(job, MatchOptions(gtp_log=traffic))
+        record = await play(job, Recorded(traffic=traffic))
     assert record.result is None, record.result
     assert record.stall is not None and record.stall >= 0.4
     reason = record.void_reason
@@ -239,16 +241,14 @@ class StallingExecutor:
         self.stalls = stalls
 
     @contextlib.asynccontextmanager
-    async def slot(self, slot: int) -> AsyncIterator[PlayGame]:
+    async def slot(self, slot: int) -> AsyncIterator[Slot]:
         async with self.local.slot(slot) as play_here:
 
-            async def play(
-                job: GameJob, options: MatchOptions, started: GameStartedHook
-            ) -> GameRecord:
+            async def play(job: GameJob, sink: GameSink, crash_result: str) -> GameRecord:
                 if self.stalls <= 0:
-                    return await play_here(job, options, started)
+                    return await play_here(job, sink, crash_result)
                 self.stalls -= 1
-                started(None)
+                sink.started(None)
                 return GameRecord(
                     job=job, result=None, void_reason="clock stalled: test", stall=0.25
                 )

@@ -16,8 +16,8 @@ import trio
 from arena.competitions.base import PlayerCheck
 from arena.events import Event
 from arena.results import EndReason, GameJob, GameRecord, GameResult
-from arena.run.executor import GameStartedHook, PlayGame
-from arena.run.match import MatchOptions
+from arena.run.executor import Slot
+from arena.run.sink import GameSink
 from gtp.errors import EngineStartError
 from gtp.vertex import Colour, Move
 
@@ -59,18 +59,18 @@ class GatedExecutor:
                 await self._changed.wait()
 
     @contextlib.asynccontextmanager
-    async def slot(self, slot: int) -> AsyncIterator[PlayGame]:
-        async def play(job: GameJob, options: MatchOptions, started: GameStartedHook) -> GameRecord:
+    async def slot(self, slot: int) -> AsyncIterator[Slot]:
+        async def play(job: GameJob, sink: GameSink, crash_result: str) -> GameRecord:
             game_id = job.game_id
-            started(None)
+            sink.started(None)
             self.started.append(game_id)
             self.slot_of[game_id] = slot
             self._notify()
             for number in range(1, self.moves + 1):
                 await trio.sleep(self.move_seconds)
                 colour = Colour.BLACK if number % 2 else Colour.WHITE
-                if options.on_move is not None:
-                    options.on_move(game_id, colour, Move((number % 9, 2)), number)
+                if sink.wants_moves:
+                    sink.move_played(colour, Move((number % 9, 2)), number)
                 self.moves_played[game_id] = number
                 self._notify()
             self.waiting.add(game_id)
