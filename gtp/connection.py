@@ -140,6 +140,8 @@ class Connection:
         sent: list[_Awaited] = []
         command_id = self._next_id
         for words in commands:
+            if isinstance(words, str):
+                raise TypeError(f"a command is a sequence of words, not a string: {words!r}")
             if not words:
                 raise ValueError("a command needs a name")
             command_id = command_id + 1 if command_id < MAX_ID else 1
@@ -158,8 +160,8 @@ class Connection:
         """No answer was owed, yet the engine wrote something: a ProtocolError."""
         try:
             early = self._reader.next_response()
-        except ProtocolError as exc:
-            raise self._broken_protocol(exc, name, args) from None
+        except ProtocolError:
+            early = None  # not even a response
         what = "a response" if early is not None else "output"
         message = f"sent {what} before {describe(name, args)!r} was sent"
         raise self.fail(ProtocolError(message, engine=self.engine))

@@ -59,6 +59,8 @@ def test_a_word_gtp_cannot_carry_changes_nothing(bad: str) -> None:
         connection.send_many([("name",), ("play", "b", bad)])
     with pytest.raises(ValueError):
         connection.send_many([()])
+    with pytest.raises(TypeError, match="not a string"):
+        connection.send_many(["name"])
     assert not connection.busy
     assert connection.usable
     assert connection.send("name") == b"1 name\n"
