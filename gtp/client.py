@@ -258,7 +258,14 @@ class GtpClient:
             if timeout is None:
                 response = await exchange(line, None)
             elif self._watchdog_scope is not None and self._fd_streams:
-                self._arm_watchdog(timeout)
+                # Under the watchdog (see run_watchdog): record the deadline only
+                # (_arm_watchdog, inlined: this is the hot path).
+                deadline = self._now() + timeout
+                self._deadline = deadline
+                self._timed_out = False
+                if deadline < self._watchdog_deadline:
+                    # Wake the watchdog earlier than planned.
+                    self._watchdog_scope.deadline = self._watchdog_deadline = deadline
                 try:
                     response = await exchange(line, None)
                 except _Overran:
@@ -439,10 +446,9 @@ class GtpClient:
         if self._watchdog_scope is not None:
             self._watchdog_scope.cancel()
 
-    def _collect(self, response: Response, answers: list[Response] | None) -> Response | None:
+    def _collect(self, response: Response, answers: list[Response]) -> Response | None:
         """A batch's answer came: keep it, take those already here; the last, if it is here."""
         connection = self._connection
-        assert answers is not None
         while connection.busy:
             answers.append(response)
             next_response = connection.next_response()
@@ -477,7 +483,7 @@ class GtpClient:
             if self._log is not None:
                 self._log_received(data)
             response = connection.receive(data)
-            if response is not None and connection.busy:
+            if response is not None and answers is not None:
                 response = self._collect(response, answers)
             if response is not None:
                 if timed:
@@ -555,7 +561,7 @@ class GtpClient:
             if self._log is not None:
                 self._log_received(data)
             response = connection.receive(data)
-            if response is not None and connection.busy:
+            if response is not None and answers is not None:
                 response = self._collect(response, answers)
             if response is not None:
                 if timed:
