@@ -39,13 +39,22 @@ import functools
 from collections.abc import Callable
 from typing import Final, Protocol
 
-from engines.mcts import tactics
 from engines.mcts.fastboard import EMPTY, PASS, FastBoard, score_terminal
 from engines.mcts.patterns import (
     nakade_entry_tables,
     pattern_table,
     random_move_tables,
     true_eye_tables,
+)
+from engines.mcts.tactics import (
+    atari_sacrifice,
+    extension_dies,
+    is_legal,
+    liberties_after,
+    lone_liberty,
+    nakade_point,
+    saving_moves,
+    self_atari,
 )
 
 
@@ -316,14 +325,8 @@ def playout_default(
     eye_tables = true_eye_tables()
     kind_tables = random_move_tables()
     nakade_tables = nakade_entry_tables() if nakade else eye_tables  # (unread if not nakade)
-    lone_liberty = tactics.lone_liberty
-    is_legal = tactics.is_legal
-    self_atari = tactics.self_atari
-    atari_sacrifice = tactics.atari_sacrifice
-    saving_moves = tactics.saving_moves
-    liberties_after = tactics.liberties_after
-    extension_dies = tactics.extension_dies
-    nakade_point = tactics.nakade_point
+    # (the tactics are called by their module-level names: the compiled core then
+    # calls them directly, where a local alias would make every call a Python call)
     c = board.to_move
     ko = board.ko if board.ko_colour == c else 0
     passes = board.passes
