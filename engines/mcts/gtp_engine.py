@@ -60,6 +60,7 @@ from engines.mcts.timecontrol import (
     SimulationRate,
     TimeSettings,
     longest_stall,
+    stretched_target,
 )
 from gtp.arguments import parse_float, parse_int
 from gtp.board import Board, format_score
@@ -343,12 +344,23 @@ class MctsEngine:
             soft, hard = received + allowance.target, received + allowance.limit
         playouts = self.options.playouts
         minimum = min(MIN_SIMULATIONS, playouts) if playouts else MIN_SIMULATIONS
-        stop, stall = await self._run(search, playouts, soft, hard, minimum)
+        # in main time an unsure search may go on past its target (see stretched_target)
+        unsure = allowance if self._in_main_time(colour) else None
+        stop, stall = await self._run(
+            search, playouts, soft, hard, minimum, unsure=unsure, received=received
+        )
         decision = search.decide(allow_resign=not cleanup)
         if cleanup and decision.move == PASS:
             decision = self._cleanup_move(search, fast, decision)
         planned = max(0.0, stop - received)
         return _Thought(decision, allowance, planned, margin, stall)
+
+    def _in_main_time(self, colour: Colour) -> bool:
+        """True if ``colour``'s clock is limited and in main time (its allowance is the clock's)."""
+        if not self._clock.limited:
+            return False
+        system = self._clock.settings.system
+        return system in ("absolute", "fischer") or self._clock.remaining(colour)[1] == 0
 
     def _allowance(self, colour: Colour, empty_points: int, margin: float) -> Allowance | None:
         """The clock's allowance, else ``--move-time``, else the fallback when playouts are 0."""
@@ -383,6 +395,9 @@ class MctsEngine:
         soft: float | None = None,
         hard: float | None = None,
         minimum: int = 0,
+        *,
+        unsure: Allowance | None = None,
+        received: float = 0.0,
     ) -> tuple[float, float]:
         """Simulate in slices until the playouts are done or time is up; when, and its stall.
 
@@ -392,6 +407,9 @@ class MctsEngine:
         search planned to stop: the deadline it reached, or when it had run
         its playouts (or, past ``soft``, its minimum); then the longest stall
         (:func:`~engines.mcts.timecontrol.longest_stall`) of its slices.
+        With ``unsure`` (the move's allowance in main time, counted from
+        ``received``), a search that reaches ``soft`` unsure of its move goes
+        on to the :func:`~engines.mcts.timecontrol.stretched_target`, once.
         """
         per_simulation = self._rate.seconds
         batch = max(1, int(SLICE_SECONDS / per_simulation))
@@ -414,6 +432,13 @@ class MctsEngine:
             count = batch if not playouts else min(batch, playouts - done)
             if deadline is not None:
                 left = deadline - now
+                if left < per_simulation / 2 and unsure is not None and deadline == soft:
+                    visits = [stats.visits for stats in search.root_stats()[:2]] + [0, 0]
+                    stretched = received + stretched_target(unsure, visits[0], visits[1])
+                    unsure = None  # asked once
+                    if stretched > deadline:
+                        soft = deadline = stretched
+                        left = deadline - now
                 if left < per_simulation / 2:  # not even half a simulation fits
                     stop = min(deadline, now)
                     break

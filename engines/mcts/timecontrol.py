@@ -45,6 +45,10 @@ writing of the answer can suffer too).  The margin is :data:`MARGIN_FLOOR`
 largest overrun (:data:`INITIAL_OVERRUN` before the first) and the largest
 stall of the last :data:`OVERRUN_WINDOW` timed moves.
 
+In main time a move whose search is unsure when it reaches its target (the
+best two root moves close in visits) goes on, up to twice its target and
+never past its limit (:func:`stretched_target`).
+
 When the controller sends no ``time_left``, the engine's own spending
 (:meth:`Clock.spent`) keeps the clock running.
 """
@@ -70,6 +74,8 @@ OVERRUN_WINDOW: Final = 10  # timed moves whose worst overrun sets the margin
 MIN_MOVES_LEFT: Final = 10  # main time is never planned over fewer moves than this
 INITIAL_SIMULATION_SECONDS: Final = 0.005  # assumed before the engine has timed any
 RATE_WEIGHT: Final = 0.3  # weight of the newest move in the measured simulation time
+UNSURE_RATIO: Final = 0.8  # the runner-up has this share of the best move's visits: unsure
+UNSURE_STRETCH: Final = 2.0  # an unsure move in main time may take this many times its target
 
 
 @attrs.frozen
@@ -163,6 +169,22 @@ def allowance(
     room = MIN_SIMULATIONS * simulation_seconds
     target = min(max(target, room, 0.0), limit)
     return Allowance(target, limit)
+
+
+def stretched_target(allowance: Allowance, best_visits: int, second_visits: int) -> float:
+    """The target of a move in main time whose search has reached its target.
+
+    The search is unsure when its two most visited root moves are close (the
+    runner-up has at least :data:`UNSURE_RATIO` of the best one's visits):
+    the move may then take up to :data:`UNSURE_STRETCH` times its target,
+    never past its limit (the clock minus the safety margin), and the next
+    moves plan over what is left.  A sure move keeps its target.  Asked once
+    a move, and only in main time: what a byo-yomi or Canadian period leaves
+    is lost anyway, so there the target already spends it.
+    """
+    if best_visits <= 0 or second_visits < UNSURE_RATIO * best_visits:
+        return allowance.target
+    return max(allowance.target, min(allowance.limit, UNSURE_STRETCH * allowance.target))
 
 
 @attrs.define
