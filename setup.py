@@ -88,9 +88,14 @@ class BuildCore(build_ext):  # type: ignore[misc]
         made = [Path(self.build_lib, self.get_ext_filename(name)) for name in names]
         for path in made:
             path.unlink(missing_ok=True)
+        target = Path(self.get_ext_fullpath(names[0])).parent / core.DIGEST_FILE
+        if self.inplace:
+            # Unlinked, not overwritten: an engine running the old ones keeps its mapping.
+            target.unlink(missing_ok=True)
+            for extension in self.extensions:
+                Path(self.get_ext_fullpath(extension.name)).unlink(missing_ok=True)
         if self.extensions:
             super().run()
-        target = Path(self.get_ext_fullpath(names[0])).parent / core.DIGEST_FILE
         if self.extensions and all(path.is_file() for path in made):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(self.core_digest + "\n")

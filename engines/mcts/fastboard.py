@@ -367,7 +367,7 @@ class FastBoard:
         csize[p] = 1
         h_new = self.hash ^ zobrist[c][p]
         for q, step in steps[c][p]:
-            pat[q] += step
+            pat[q] = pat[q] + step
         libs = 0
         friends: list[int] = []
         enemies: list[int] = []
@@ -377,7 +377,7 @@ class FastBoard:
                 libs += 1
             elif cq != BORDER:
                 h = head[q]
-                plib[h] -= 1
+                plib[h] = plib[h] - 1
                 if cq == c:
                     if h not in friends:
                         friends.append(h)
@@ -397,8 +397,8 @@ class FastBoard:
                 if s == small:
                     break
             nxt[small], nxt[big] = nxt[big], nxt[small]
-            csize[big] += csize[small]
-            plib[big] += plib[small]
+            csize[big] = csize[big] + csize[small]
+            plib[big] = plib[big] + plib[small]
             hp = big
         captured = 0
         last_captured = 0
@@ -413,7 +413,7 @@ class FastBoard:
                 empties.append(s)
                 h_new ^= zo[s]
                 for q, step in steps[o][s]:
-                    pat[q] -= step
+                    pat[q] = pat[q] - step
                 captured += 1
                 last_captured = s
                 s = nxt[s]
@@ -424,7 +424,8 @@ class FastBoard:
                 for q in nb[s]:
                     cq = color[q]
                     if cq in (BLACK, WHITE):
-                        plib[head[q]] += 1
+                        hq = head[q]
+                        plib[hq] = plib[hq] + 1
                 t = nxt[s]
                 nxt[s] = s
                 head[s] = s

@@ -182,7 +182,7 @@ def playout_light(
                 libs += 1
             elif cq == c:
                 h = head[q]
-                plib[h] -= 1
+                plib[h] = plib[h] - 1
                 if h != hp:
                     # merge the smaller chain into the bigger one
                     if csize[h] >= csize[hp]:
@@ -198,12 +198,12 @@ def playout_light(
                         if s == small:
                             break
                     nxt[small], nxt[big] = nxt[big], nxt[small]
-                    csize[big] += csize[small]
-                    plib[big] += plib[small]
+                    csize[big] = csize[big] + csize[small]
+                    plib[big] = plib[big] + plib[small]
                     hp = big
             elif cq == o:
                 h = head[q]
-                plib[h] -= 1
+                plib[h] = plib[h] - 1
                 if not plib[h]:
                     captured = 1  # remove it below, once every liberty is counted
         if captured:
@@ -226,14 +226,15 @@ def playout_light(
                         for r in nb[s]:
                             cr = color[r]
                             if cr == 1 or cr == 2:
-                                plib[head[r]] += 1
+                                hr = head[r]
+                                plib[hr] = plib[hr] + 1
                         t = nxt[s]
                         nxt[s] = s
                         head[s] = s
                         s = t
                         if s == h:
                             break
-            plib[hp] += libs
+            plib[hp] = plib[hp] + libs
             if captured == 1 and hp == p and plib[p] == 1:
                 # a lone stone took a lone stone and has one liberty: ko
                 for q in nb[p]:
@@ -243,7 +244,7 @@ def playout_light(
             else:
                 ko = 0
         else:
-            plib[hp] += libs
+            plib[hp] = plib[hp] + libs
             ko = 0
         c = o
     _write_back(board, c, passes, ko, p)
@@ -524,7 +525,7 @@ def playout_default(
         csize[p] = 1
         plib[p] = 0
         for q, step in steps[c][p]:
-            pat[q] += step
+            pat[q] = pat[q] + step
         libs = 0
         hp = p
         captured = 0
@@ -534,7 +535,7 @@ def playout_default(
                 libs += 1
             elif cq == c:
                 h = head[q]
-                plib[h] -= 1
+                plib[h] = plib[h] - 1
                 if h != hp:
                     # merge the smaller chain into the bigger one
                     if csize[h] >= csize[hp]:
@@ -550,12 +551,12 @@ def playout_default(
                         if s == small:
                             break
                     nxt[small], nxt[big] = nxt[big], nxt[small]
-                    csize[big] += csize[small]
-                    plib[big] += plib[small]
+                    csize[big] = csize[big] + csize[small]
+                    plib[big] = plib[big] + plib[small]
                     hp = big
             elif cq == o:
                 h = head[q]
-                plib[h] -= 1
+                plib[h] = plib[h] - 1
                 if not plib[h]:
                     captured = 1  # remove it below, once every liberty is counted
         if captured:
@@ -571,7 +572,7 @@ def playout_default(
                         empties.append(s)
                         n += 1
                         for r, step in taken[s]:
-                            pat[r] -= step
+                            pat[r] = pat[r] - step
                         captured += 1
                         s = nxt[s]
                         if s == h:
@@ -581,14 +582,15 @@ def playout_default(
                         for r in nb[s]:
                             cr = color[r]
                             if cr == 1 or cr == 2:
-                                plib[head[r]] += 1
+                                hr = head[r]
+                                plib[hr] = plib[hr] + 1
                         t = nxt[s]
                         nxt[s] = s
                         head[s] = s
                         s = t
                         if s == h:
                             break
-            plib[hp] += libs
+            plib[hp] = plib[hp] + libs
             if mercy:
                 lead += captured if c == 1 else -captured
             if captured == 1 and hp == p and plib[p] == 1:
@@ -600,7 +602,7 @@ def playout_default(
             else:
                 ko = 0
         else:
-            plib[hp] += libs
+            plib[hp] = plib[hp] + libs
             ko = 0
         c = o
         if mercy:
