@@ -29,8 +29,11 @@ Clocks and openings: a clocked player's engine is told its time control after
 ``komi`` (``kgs-time_settings`` where it lists it, else ``time_settings``;
 ``kata-time_settings`` for Fischer) and ``time_left`` before each genmove; an
 opening's moves go to both engines with ``play`` before the first genmove.
-Each genmove is timed from the moment the command is written to the moment
-the response line is read (:class:`gtp.client.GtpClient` keeps both times)
+Each move is one round trip: the opponent's latest move (``play``), under a
+clock ``time_left``, and ``genmove`` go to the engine in one write, and the
+answers are read in one wait (a move before scoring or an adjudication check
+is sent on its own).  Each genmove is timed from the moment that write is
+made to the moment the response line is read (:class:`gtp.client.GtpClient` keeps both times)
 and, under a clock, charged to it (:mod:`arena.clock`): the genmove's
 timeout is the clock's allowance plus the margin (``move_timeout`` does not
 apply), and a move past it loses on time.  The gap from each response read
@@ -84,7 +87,7 @@ from arena.run.stalls import (
     stall_reason,
     waited_since,
 )
-from gtp.client import GtpClient
+from gtp.client import Answer, GtpClient
 from gtp.errors import CommandFailed, EngineFault, EngineStartError, EngineTimeout
 from gtp.vertex import PASS, Colour, Move, format_vertex
 
@@ -154,6 +157,10 @@ class Game:
     judge_told: int = 0
     leader: Colour | None = None
     lead_checks: int = 0
+    # The latest move's ``play`` (colour word, vertex), owed to the engine to move
+    # next: sent in one write with that engine's genmove, or alone before anything
+    # else (scoring, an adjudication check).
+    owed_play: tuple[str, str] | None = None
 
     def close(self) -> None:
         """Let go of what the clocks read (the game is over)."""
@@ -237,13 +244,19 @@ class Game:
             # referee.is_over and referee.needs_scoring, read directly (once a move).
             while referee.outcome is None:
                 if referee.consecutive_passes >= 2 or referee.limit_reached:
+                    await self.tell_owed_play()
                     await self.score()
                     break
                 if referee.to_move is BLACK:
-                    await self.one_move(BLACK, black, white, black_clock)
+                    await self.one_move(BLACK, black, black_clock)
                 else:
-                    await self.one_move(WHITE, white, black, white_clock)
-                if adjudication is not None and adjudication.after <= referee.moves_played:
+                    await self.one_move(WHITE, white, white_clock)
+                if (
+                    adjudication is not None
+                    and adjudication.after <= referee.moves_played
+                    and self.adjudication_due(adjudication)
+                ):
+                    await self.tell_owed_play()
                     await self.adjudication_check(adjudication)
         except Stop:
             pass
@@ -353,26 +366,6 @@ class Game:
             if self.referee.outcome is not None:
                 raise Void(f"opening {opening.name} ended the game at move {number}")
 
-    async def tell_time_left(
-        self, colour: Colour, session: EngineSession, clocked: _Clocked, colour_word: str
-    ) -> None:
-        clock = clocked.clock
-        seconds, count = time_left_arguments(clock.reading, clock.control, clocked.announced_by)
-        client = session.client
-        try:
-            await client.command(
-                session.gtp(TIME_LEFT),
-                colour_word,
-                seconds,
-                count,
-                timeout=session.player.command_timeout,
-            )
-        except CommandFailed as exc:
-            self.refused_time_command(clocked, _who(session.player, colour), exc)
-        except EngineFault as exc:
-            self.fault(colour, session, exc)
-        self.account(client)
-
     def lost_on_time(
         self,
         colour: Colour,
@@ -400,10 +393,20 @@ class Game:
         self,
         colour: Colour,
         session: EngineSession,
-        opponent_session: EngineSession,
         clocked: _Clocked | None,
     ) -> None:
-        """``colour`` generates a move and its opponent is told about it.
+        """``colour`` generates a move, which is owed to its opponent's engine.
+
+        The opponent's latest move, owed to this engine, goes in the same write
+        as its genmove (``time_left`` between them under a clock): one round
+        trip a move (:meth:`gtp.client.GtpClient.commands`).  A refused ``play``
+        ends the game as it would alone (:meth:`Referee.play_rejected`), the
+        genmove's answer read and dropped; the genmove is timed, and charged to
+        a clock, from that write, whose timeout is the genmove's (``move_timeout``,
+        or the clock's allowance); a genmove without a time limit has its
+        ``play`` sent alone first, with the engine's command timeout, as are
+        the moves told before scoring or an adjudication check
+        (:meth:`tell_owed_play`).
 
         This is the hot path (once per move): the commands go straight to the
         clients (no :meth:`call` coroutine in between) and the sessions come
@@ -415,24 +418,39 @@ class Game:
         claim = session.claim_supported
         colour_word = "b" if colour is BLACK else "w"  # colour.value, without the enum machinery
         arena_waited = engine_waited = None
+        told_time_left = False
         if clocked is None:
             timeout = player.move_timeout
-        else:
+            if timeout is None:  # a genmove without a limit: the play keeps its own
+                await self.tell_owed_play()
+        owed, self.owed_play = self.owed_play, None
+        batch: list[tuple[str, ...]] = [] if owed is None else [("play", *owed)]
+        if clocked is not None:
             if clocked.time_left:
-                await self.tell_time_left(colour, session, clocked, colour_word)
+                clock = clocked.clock
+                left, periods = time_left_arguments(
+                    clock.reading, clock.control, clocked.announced_by
+                )
+                batch.append((session.gtp(TIME_LEFT), colour_word, left, periods))
+                told_time_left = True
             timeout = clocked.clock.timeout + CLOCK_TIMEOUT_SLACK
             if clocked.engine_probe is not None:
                 engine_waited = clocked.engine_probe.waited()
             if self.arena_probe is not None:
                 arena_waited = self.arena_probe.waited()
+        if claim:
+            batch.append((session.gtp("gomill-genmove_ex"), colour_word, "claim"))
+        else:
+            batch.append(("genmove", colour_word))
         started = time.perf_counter()
         try:
-            if claim:
-                answer = await client.command(
-                    session.gtp("gomill-genmove_ex"), colour_word, "claim", timeout=timeout
-                )
+            if len(batch) == 1:
+                answer = await client.command(*batch[0], timeout=timeout)
             else:
-                answer = await client.command("genmove", colour_word, timeout=timeout)
+                answers = await client.commands(*batch, timeout=timeout)
+                answer = self.genmove_answer(
+                    colour, owed is not None, clocked if told_time_left else None, answers
+                )
         except CommandFailed as exc:
             referee.forfeit(colour, f"{_who(player, colour)} failed {exc.command!r}: {exc.failure}")
             raise Stop from None
@@ -489,18 +507,55 @@ class Game:
             sink.move_played(colour, move, referee.moves_played, self)
         if referee.outcome is not None:
             return
-        vertex = format_vertex(move.point, self.job.settings.board_size)
-        opponent_client = opponent_session.client
+        self.owed_play = (colour_word, format_vertex(move.point, self.job.settings.board_size))
+
+    def genmove_answer(
+        self, colour: Colour, played: bool, clocked: _Clocked | None, answers: list[Answer]
+    ) -> str:
+        """The genmove's answer from a write of [play] [time_left] genmove, in order.
+
+        A refused ``play`` ends the game (Stop); a refused ``time_left`` is
+        noted; the genmove's refusal or a fault that cut the write short is
+        raised, as a lone genmove's would be.
+        """
+        rest = iter(answers)
+        if played:
+            answer = next(rest)
+            if isinstance(answer, CommandFailed):
+                self.referee.play_rejected(colour.opponent, answer.failure)
+                raise Stop
+            if isinstance(answer, EngineFault):
+                raise answer
+        if clocked is not None:
+            answer = next(rest)
+            if isinstance(answer, CommandFailed):
+                self.refused_time_command(
+                    clocked, _who(self.sessions[colour].player, colour), answer
+                )
+            elif isinstance(answer, EngineFault):
+                raise answer
+        answer = next(rest)
+        if not isinstance(answer, str):
+            raise answer
+        return answer
+
+    async def tell_owed_play(self) -> None:
+        """Send the latest move's ``play`` on its own (what comes next is not a genmove)."""
+        owed = self.owed_play
+        if owed is None:
+            return
+        self.owed_play = None
+        colour = self.referee.to_move  # the engine the move is owed to
+        session = self.sessions[colour]
+        client = session.client
         try:
-            await opponent_client.command(
-                "play", colour_word, vertex, timeout=opponent_session.player.command_timeout
-            )
+            await client.command("play", *owed, timeout=session.player.command_timeout)
         except CommandFailed as exc:
-            referee.play_rejected(colour, exc.failure)
+            self.referee.play_rejected(colour.opponent, exc.failure)
             raise Stop from None
         except EngineFault as exc:
-            self.fault(colour.opponent, opponent_session, exc)
-        self.account(opponent_client)
+            self.fault(colour, session, exc)
+        self.account(client)
 
     # -- the referee engine ----------------------------------------------------
 
@@ -563,13 +618,18 @@ class Game:
             self.judge_told += 1
         return self.judge
 
-    async def adjudication_check(self, adjudication: Adjudication) -> None:
-        """Ask the referee engine for the score; end the game once one side stays far ahead."""
+    def adjudication_due(self, adjudication: Adjudication) -> bool:
+        """Whether the referee engine is asked for the score after this move."""
         referee = self.referee
         if referee.outcome is not None or referee.consecutive_passes >= 2 or referee.limit_reached:
+            return False
+        return not (referee.moves_played - adjudication.after) % adjudication.every
+
+    async def adjudication_check(self, adjudication: Adjudication) -> None:
+        """Ask the referee engine for the score; end the game once one side stays far ahead."""
+        if not self.adjudication_due(adjudication):
             return
-        if (referee.moves_played - adjudication.after) % adjudication.every:
-            return
+        referee = self.referee
         await self.referee_engine()
         answer = await self.judge_command("final_score")
         # The referee's time is not the arena's latency: the next gap is not counted.
