@@ -420,3 +420,31 @@ async def test_cancelling_the_engines_nursery_stops_the_engines_kept_for_reuse()
     assert sorted(pgid for pgid, running in groups if not running) == sorted(started)
     for pgid in started:
         await assert_group_gone(pgid)
+
+
+@pytest.mark.parametrize(
+    ("failure", "expected"),
+    [
+        ("illegal move", ("W+F", "white rejected black's move as illegal")),
+        ("out of memory", ("B+F", "white failed to play black's move: 'out of memory'")),
+    ],
+)
+async def test_a_play_refused_in_one_write_with_the_genmove_ends_the_game_as_alone(
+    failure: str, expected: tuple[str, str]
+) -> None:
+    """With a time limit on genmove, a move's play goes with the next genmove in one write."""
+    black = fake_player("a", BLACK_MOVES, move_timeout=30)
+    white = fake_player("b", WHITE_MOVES, f"--reject-play-at=2:{failure}", move_timeout=30)
+    sink = Recorded(traffic=True)
+    record = await play(job(black, white), sink)
+    assert record.result is not None, record.void_reason
+    sgf_result, reason = expected
+    assert record.result.sgf_result == sgf_result
+    assert reason in record.result.reason
+    white_lines = [line.split(" ", 2)[2] for line in sink.traffic if line.startswith("b (white)")]
+    plays = [
+        n for n, line in enumerate(white_lines) if line.startswith(">> ") and " play b " in line
+    ]
+    assert len(plays) == 2
+    for n in plays:  # both sent before the play's answer came
+        assert white_lines[n + 1].startswith(">> ") and " genmove w" in white_lines[n + 1]
