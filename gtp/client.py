@@ -100,10 +100,14 @@ class _IoClock(trio.abc.Instrument):
     """
 
     def __init__(self) -> None:
-        self.woke_at = 0.0
-        self.wait_began = 0.0
+        # Installed from a running task: as if the loop had just woken (the
+        # first wait's ``deaf`` then counts from here, not from time zero).
+        now = time.perf_counter()
+        self.woke_at = now
+        self.wait_began = now
         self.deaf = 0.0
         self.timeout = 0.0
+        self.users = 0  # clients that read it and are not closed yet
 
     def before_io_wait(self, timeout: float) -> None:
         now = time.perf_counter()
@@ -115,18 +119,36 @@ class _IoClock(trio.abc.Instrument):
         self.woke_at = time.perf_counter()
 
 
-_IO_CLOCKS: trio.lowlevel.RunVar[_IoClock] = trio.lowlevel.RunVar("gtp_io_clock")
+_IO_CLOCKS: trio.lowlevel.RunVar[_IoClock | None] = trio.lowlevel.RunVar(
+    "gtp_io_clock", default=None
+)
 
 
 def _io_clock() -> _IoClock:
-    """This trio run's I/O clock (installed on first use)."""
-    try:
-        return _IO_CLOCKS.get()
-    except LookupError:
+    """This trio run's I/O clock, for one more client (installed on first use).
+
+    The client gives it back with :func:`_release_io_clock` when it is
+    closed; the instrument leaves the run with the last one, so a library
+    caller's run is left as it was found.
+    """
+    clock = _IO_CLOCKS.get()
+    if clock is None:
         clock = _IoClock()
         trio.lowlevel.add_instrument(clock)
         _IO_CLOCKS.set(clock)
-        return clock
+    clock.users += 1
+    return clock
+
+
+def _release_io_clock(clock: _IoClock) -> None:
+    clock.users -= 1
+    if clock.users > 0:
+        return
+    # KeyError: removed already; RuntimeError: outside the run it was installed in.
+    with suppress(KeyError, RuntimeError):
+        trio.lowlevel.remove_instrument(clock)
+        if _IO_CLOCKS.get() is clock:
+            _IO_CLOCKS.set(None)
 
 
 @attrs.frozen
@@ -704,6 +726,9 @@ class GtpClient:
                 pass
         self._connection.close()
         self.stop_watchdog()
+        io_clock, self._io = self._io, None
+        if io_clock is not None:
+            _release_io_clock(io_clock)
         for stream in (self._send, self._receive):
             with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 if isinstance(stream, trio.lowlevel.FdStream):

@@ -802,3 +802,23 @@ async def test_open_engine_takes_the_options_value() -> None:
             assert not client.timed
             assert await client.command("name") == "fake"
     assert ">> 1 name" in lines
+
+
+async def test_the_io_clock_instrument_leaves_the_run_with_the_last_client() -> None:
+    with trio.fail_after(HANG_GUARD):
+        async with engine(fake_command("hang")) as one:
+            await one.command("name")
+            clock = one._io
+            assert clock is not None
+            async with engine(fake_command("hang")) as two:
+                await two.command("name")
+                assert two._io is clock
+                assert clock.users == 2
+            assert clock.users == 1
+            assert await one.command("name") == "fake"  # still read
+        assert clock.users == 0
+    with pytest.raises(KeyError):
+        trio.lowlevel.remove_instrument(clock)  # not installed any more
+    async with engine(fake_command("hang")) as three:
+        await three.command("name")
+        assert three._io is not None and three._io is not clock  # a new one
