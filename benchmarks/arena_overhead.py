@@ -32,10 +32,11 @@ from pathlib import Path
 
 import trio
 
+from arena.api import run_competition
 from arena.competitions.loader import load_control_file
 from arena.competitions.playoff import Playoff
 from arena.results import EndReason, GameJob, GameRecord, GameResult, PlayedMove
-from arena.run.ringmaster import RunOptions, run_competition
+from arena.run.ringmaster import RunOptions
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, StateStore
 from arena.store.sgf import write_game_record

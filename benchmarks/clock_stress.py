@@ -63,11 +63,12 @@ import trio
 from load import cpu_hog  # this script's folder
 from minimal_controller import Script, drive
 
+from arena.api import run_competition
 from arena.competitions.loader import load_control_file
 from arena.control.config import CompetitionConfig
 from arena.events import Event, EventBus, GameFinished, RunState, RunStateChanged
 from arena.results import EndReason, GameRecord
-from arena.run.ringmaster import RunOptions, run_competition
+from arena.run.ringmaster import RunOptions
 from gtp.vertex import Colour
 
 ENGINE = str(Path(__file__).with_name("clocked_engine.py"))

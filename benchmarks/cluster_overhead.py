@@ -50,9 +50,10 @@ from typing import Any
 import psutil
 import trio
 
+from arena.api import run_competition
 from arena.competitions.loader import load_control_file
 from arena.run.cluster import DaskExecutor, open_cluster
-from arena.run.ringmaster import RunOptions, run_competition
+from arena.run.ringmaster import RunOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' loopback cluster
 from tests.integration.loopback_cluster import LoopbackCluster

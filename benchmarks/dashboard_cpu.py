@@ -36,8 +36,9 @@ import trio
 from rich.console import Console
 
 import tui.live
+from arena.api import run_competition
 from arena.competitions.loader import load_control_file
-from arena.run.ringmaster import RunOptions, run_competition
+from arena.run.ringmaster import RunOptions
 
 ENGINE = str(Path(__file__).with_name("instant_engine.py"))
 PARALLEL = 64

@@ -60,8 +60,9 @@ import trio
 from arena_overhead import ENGINE, cpu_seconds, run_games, write_ctl  # this script's folder
 from minimal_controller import Script, drive
 
+from arena.api import run_competition
 from arena.competitions.loader import load_control_file
-from arena.run.ringmaster import RunOptions, run_competition
+from arena.run.ringmaster import RunOptions
 
 
 def slot_latencies(directory: Path) -> tuple[list[float], list[float]]:

@@ -289,8 +289,9 @@ def continuous(kind: str, config: Any, runs: int, slots: int) -> dict[str, Any]:
 def real_arena(directory: Path, runs: int, parallel: int) -> dict[str, Any]:
     import trio
 
+    from arena.api import run_competition
     from arena.competitions.loader import load_control_file
-    from arena.run.ringmaster import RunOptions, run_competition
+    from arena.run.ringmaster import RunOptions
     from arena.store.files import CompetitionFiles
     from arena.store.journal import read_state
     from arena.store.restore import load_competition
