@@ -87,6 +87,7 @@ from arena.run.stalls import (
     stall_reason,
     waited_since,
 )
+from gtp.board import Board
 from gtp.client import Answer, GtpClient
 from gtp.errors import CommandFailed, EngineFault, EngineStartError, EngineTimeout
 from gtp.vertex import PASS, Colour, Move, format_vertex
@@ -161,6 +162,16 @@ class Game:
     # next: sent in one write with that engine's genmove, or alone before anything
     # else (scoring, an adjudication check).
     owed_play: tuple[str, str] | None = None
+
+    def clock(self, colour: Colour) -> PlayerClock | None:
+        """``colour``'s clock (None: no time control); what a sink reads at a move."""
+        clocked = self.clocks.get(colour)
+        return None if clocked is None else clocked.clock
+
+    @property
+    def board(self) -> Board:
+        """The board as the referee keeps it; what a sink reads at a move."""
+        return self.referee.board
 
     def close(self) -> None:
         """Let go of what the clocks read (the game is over)."""

@@ -40,9 +40,8 @@ from arena.competitions.base import PlayerCheck
 from arena.control.settings import PlayerConfig
 from arena.results import GameJob, GameRecord
 from arena.run.engines import EngineFacts, StderrRoute, check_player, open_provider
-from arena.run.game import Game
 from arena.run.match import play_game
-from arena.run.sink import GameSink
+from arena.run.sink import GameSink, LiveGame
 from arena.run.watchdog import Watchdog
 from gtp.errors import EngineStartError
 from gtp.vertex import Colour, Move
@@ -163,7 +162,7 @@ class _Progress(GameSink):
         self.send(STARTED, w=worker_label(self._worker), a=str(self._worker.address))
 
     def move_played(
-        self, colour: Colour, move: Move, moves_played: int, game: Game | None = None
+        self, colour: Colour, move: Move, moves_played: int, game: LiveGame | None = None
     ) -> None:
         now = time.monotonic()
         if now < self._next_move:

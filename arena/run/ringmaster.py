@@ -64,9 +64,8 @@ from arena.results import GameJob, GameRecord
 from arena.run.affinity import SlotCores, available_cores, pinning_supported, slot_cores
 from arena.run.engines import StderrRoute, check_player
 from arena.run.executor import Executor, ExecutorLost, GameLost, LocalExecutor, Slot
-from arena.run.game import Game
 from arena.run.keys import CTRL_X, watch_keys
-from arena.run.sink import GameSink
+from arena.run.sink import GameSink, LiveGame
 from arena.run.stalls import oversubscription_warning, stall_stop_message, usable_cores
 from arena.run.watchdog import Watchdog
 from arena.store.files import CompetitionFiles, RunLock
@@ -161,7 +160,7 @@ class _GameReports(GameSink):
             self._traffic(line)
 
     def move_played(
-        self, colour: Colour, move: Move, moves_played: int, game: Game | None = None
+        self, colour: Colour, move: Move, moves_played: int, game: LiveGame | None = None
     ) -> None:
         # The dashboard draws at 4 Hz: an event per move would cost more CPU than
         # the drawing with fast engines (7,000 moves/s), so each game reports its
@@ -174,20 +173,19 @@ class _GameReports(GameSink):
         if game is None:  # played elsewhere (a cluster): the move alone
             self._events.emit(MovePlayed(game_id, colour, move, moves_played))
             return
-        clocks = game.clocks
-        black, white = clocks.get(Colour.BLACK), clocks.get(Colour.WHITE)
+        black, white = game.clock(Colour.BLACK), game.clock(Colour.WHITE)
         board: BoardPicture | None = None
         if now >= self._next_board:
             self._next_board = now + BOARD_EVENT_SECONDS
-            board = board_picture(game.referee.board)
+            board = board_picture(game.board)
         self._events.emit(
             MovePlayed(
                 game_id,
                 colour,
                 move,
                 moves_played,
-                None if black is None else clock_face(black.clock),
-                None if white is None else clock_face(white.clock),
+                None if black is None else clock_face(black),
+                None if white is None else clock_face(white),
                 board,
             )
         )

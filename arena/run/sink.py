@@ -14,12 +14,25 @@ trio thread, from the game's task: they must be quick and never block.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from arena.clock import PlayerClock
+from gtp.board import Board
 from gtp.vertex import Colour, Move
 
-if TYPE_CHECKING:
-    from arena.run.game import Game
+
+class LiveGame(Protocol):
+    """What a sink may read of a game played here when it reports a move (nothing is
+    copied for it: the sink reads only for the moves it passes on)."""
+
+    def clock(self, colour: Colour) -> PlayerClock | None:
+        """``colour``'s clock after the move (None: the player has no time control)."""
+        ...
+
+    @property
+    def board(self) -> Board:
+        """The board after the move."""
+        ...
 
 
 class GameSink:
@@ -32,7 +45,7 @@ class GameSink:
         """The game has started; ``worker``: the cluster worker playing it (None: here)."""
 
     def move_played(
-        self, colour: Colour, move: Move, moves_played: int, game: Game | None = None
+        self, colour: Colour, move: Move, moves_played: int, game: LiveGame | None = None
     ) -> None:
         """A move was played (opening moves too); ``game``: the game itself, when played
         here, to read its clocks and board from (only when this report is wanted)."""

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from arena.run.game import Game
-from arena.run.sink import GameSink
+from arena.run.sink import GameSink, LiveGame
 from gtp.vertex import Colour, Move
 
 
@@ -39,6 +38,6 @@ class Recorded(GameSink):
             self._traffic_to(line)
 
     def move_played(
-        self, colour: Colour, move: Move, moves_played: int, game: Game | None = None
+        self, colour: Colour, move: Move, moves_played: int, game: LiveGame | None = None
     ) -> None:
         self.moves.append((colour, move, moves_played))

@@ -71,11 +71,6 @@ def _instruments() -> list[object]:
     return list(GLOBAL_RUN_CONTEXT.runner.instruments)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gtp.client installs its I/O clock instrument (gtp/client.py _io_clock) for the"
-    " rest of the caller's trio run; gtp's to give back",
-)
 async def test_play_match_leaves_the_runs_instruments_as_they_were(tmp_path: Path) -> None:
     before = _instruments()
     await play_match(*players(), games=1, record_dir=tmp_path)
