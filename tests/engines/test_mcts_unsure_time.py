@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from engines.mcts.gtp_engine import EngineOptions, MctsEngine
+from engines.mcts.results import MoveStats
 from engines.mcts.timecontrol import (
     UNSURE_RATIO,
     UNSURE_STRETCH,
@@ -59,3 +63,45 @@ def test_under_an_absolute_clock_a_stretched_move_never_passes_the_clock(
     assert got.target <= stretched <= got.limit <= seconds - margin
     # main time is spread over the moves expected: a stretch is at most twice a share
     assert stretched <= UNSURE_STRETCH * max(got.target, 0.0)
+
+
+class StubSearch:
+    """Simulations of a fixed cost (0.2 ms each), and root statistics fixed by the test."""
+
+    def __init__(self, visits: tuple[int, int]) -> None:
+        self.visits = visits
+        self.simulations = 0
+
+    def simulate(self, count: int) -> int:
+        time.sleep(0.0002 * count)
+        self.simulations += count
+        return count
+
+    def root_stats(self) -> list[MoveStats]:
+        moves = zip((20, 30), self.visits, strict=True)
+        return [MoveStats(move, visits, 0.5) for move, visits in moves]
+
+
+@pytest.mark.parametrize(("visits", "stretched"), [((100, 50), False), ((100, 90), True)])
+async def test_the_engine_searches_on_past_its_target_only_when_unsure(
+    visits: tuple[int, int], stretched: bool
+) -> None:
+    # The planned stop is a deadline the search reached: the target's, or the stretched one's.
+    engine = MctsEngine(EngineOptions(playouts=0, seed=1))
+    target, limit = 0.05, 10.0
+    received = time.perf_counter()
+    stop, _stall = await engine._run(
+        StubSearch(visits),  # type: ignore[arg-type]
+        0,
+        received + target,
+        received + limit,
+        1,
+        unsure=Allowance(target, limit),
+        received=received,
+    )
+    planned = stop - received
+    if stretched:
+        assert planned > 1.5 * target  # went on to twice the target
+        assert planned <= UNSURE_STRETCH * target + 1e-9
+    else:
+        assert planned <= target + 1e-9
