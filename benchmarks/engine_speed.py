@@ -345,6 +345,7 @@ def main() -> int:
         rates_here = core_rates(args.seconds)
         print("RESULT " + json.dumps({"core": this_core, "rates": rates_here}))
         return 0
+    load_start = os.getloadavg()[0]  # the ratios hold under load; the parallel rows do not
     # The pure core's measurement runs beside this one (each against its own reference).
     child = start_pure_child(args.seconds) if this_core != "pure" else None
 
@@ -481,6 +482,7 @@ def main() -> int:
         },
         "python": platform.python_version(),
         "seconds": args.seconds,
+        "load_average_1min": [round(load_start, 2), round(os.getloadavg()[0], 2)],
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "engine_speed.json").write_text(json.dumps(result, indent=2) + "\n")
