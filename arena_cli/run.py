@@ -22,9 +22,9 @@ from rich.console import Console
 from arena.api import run_competition
 from arena.control.config import CompetitionConfig
 from arena.events import EventBus
+from arena.keys import stdin_is_foreground_terminal
 from arena.output.plain import PlainLines
 from arena.run.executor import Executor
-from arena.run.keys import stdin_is_foreground_terminal
 from arena.run.ringmaster import RunOptions, RunSummary
 from arena.store.files import CompetitionFiles
 from arena.store.journal import last_journal_entries

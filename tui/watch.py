@@ -57,8 +57,8 @@ from arena.events import (
     RunStateChanged,
     event_from_json,
 )
+from arena.keys import watch_keys
 from arena.output.wording import finished_line
-from arena.run.keys import watch_keys
 from arena.store.files import CompetitionFiles, is_running
 from arena.store.journal import read_state
 from arena.store.restore import load_competition

@@ -60,11 +60,11 @@ from arena.events import (
     clock_face,
     looks_like_warning,
 )
+from arena.keys import CTRL_X, watch_keys
 from arena.results import GameJob, GameRecord
 from arena.run.affinity import SlotCores, available_cores, pinning_supported, slot_cores
 from arena.run.engines import StderrRoute, check_player
 from arena.run.executor import Executor, ExecutorLost, GameLost, LocalExecutor, Slot
-from arena.run.keys import CTRL_X, watch_keys
 from arena.run.sink import GameSink, LiveGame
 from arena.run.stalls import oversubscription_warning, stall_stop_message, usable_cores
 from arena.run.watchdog import Watchdog

@@ -31,8 +31,8 @@ from arena.events import (
     event_from_json,
     event_to_json,
 )
+from arena.keys import CTRL_X
 from arena.output.files import RunFiles
-from arena.run.keys import CTRL_X
 from arena.run.ringmaster import Ringmaster, RunOptions
 from arena.store.files import CompetitionFiles
 from gtp.board import Board
