@@ -5,7 +5,7 @@ engines kept between games) play 19x19 games of 300 moves in 64 slots, in a
 run of the real ringmaster in this process, so ``getrusage(RUSAGE_SELF)``
 counts the arena alone (the engines are children).  Each round plays the same
 number of games twice: once quietly (no events, no display) and once through
-``tui.live.run_with_display`` drawing the dashboard at 4 Hz on a 160x50
+``arena_cli.run.run_with_display`` drawing the dashboard at 4 Hz on a 160x50
 terminal-like console (colours on, alternate screen) that writes to
 /dev/null.  The difference in CPU seconds divided by the dashboard run's wall
 time is the share of one core the dashboard takes: events, snapshots and
@@ -35,6 +35,7 @@ from typing import Any
 import trio
 from rich.console import Console
 
+import arena_cli.run
 import tui.live
 from arena.api import run_competition
 from arena.competitions.loader import load_control_file
@@ -90,7 +91,9 @@ def one_run(directory: Path, name: str, games: int, dashboard: bool) -> dict[str
         console = Console(file=null, force_terminal=True, width=160, height=50, color_system="256")
         cpu, wall = cpu_seconds(), time.perf_counter()
         if dashboard:
-            summary = trio.run(lambda: tui.live.run_with_display(config, options, console=console))
+            summary = trio.run(
+                lambda: arena_cli.run.run_with_display(config, options, console=console)
+            )
         else:
             summary = trio.run(run_competition, config, options)
         cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall

@@ -19,9 +19,13 @@ OURS = ("arena", "arena_cli", "gtp", "engines", "tui")
 def our_imports(path: Path) -> list[tuple[int, str, str]]:
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            if node.module.split(".")[0] in OURS:
-                found.extend((node.lineno, node.module, alias.name) for alias in node.names)
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and not node.level
+            and node.module.split(".")[0] in OURS
+        ):
+            found.extend((node.lineno, node.module, alias.name) for alias in node.names)
     return found
 
 
