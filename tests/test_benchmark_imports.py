@@ -16,9 +16,31 @@ ROOT = Path(__file__).resolve().parents[1]
 OURS = ("arena", "arena_cli", "gtp", "engines", "tui")
 
 
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return None if inner is None else f"{inner}.{node.attr}"
+    return None
+
+
 def our_imports(path: Path) -> list[tuple[int, str, str]]:
+    """(line, module, name): ``from module import name``, and ``module.name`` after ``import``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name.split(".")[0] in OURS and alias.asname is None
+    }
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            owner = _dotted(node.value)
+            if owner in modules:
+                found.append((node.lineno, owner, node.attr))
         if (
             isinstance(node, ast.ImportFrom)
             and node.module
