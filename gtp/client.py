@@ -206,6 +206,10 @@ class GtpClient:
     _engine_closed: trio.Event | None = attrs.field(init=False, default=None)
     # This trio run's _IoClock, looked up on the first exchange over pipes.
     _io: _IoClock | None = attrs.field(init=False, default=None)
+    # A batch with a limit per answer (commands(limits=...)): the limits, and
+    # the cancel scope that enforces them where no watchdog runs.
+    _limits: Sequence[float | None] | None = attrs.field(init=False, default=None)
+    _batch_scope: trio.CancelScope | None = attrs.field(init=False, default=None)
     # time.perf_counter just before the last command line was written, and
     # when the arena learned its response's last part was there (the read
     # that completed it, or on the pipe path, when the run loop's wait for
@@ -311,7 +315,10 @@ class GtpClient:
         return response.text
 
     async def commands(
-        self, *commands: Sequence[str], timeout: float | None = None
+        self,
+        *commands: Sequence[str],
+        timeout: float | None = None,
+        limits: Sequence[float | None] | None = None,
     ) -> list[Answer]:
         """Run several commands in one write (pipelined); one answer for each, in order.
 
@@ -335,14 +342,28 @@ class GtpClient:
         ``written_at`` its one write, ``received_at`` and ``hearing`` the
         last command's answer.  A clock charging the last command (a
         ``genmove`` after its opponent's ``play``) charges from the write.
+
+        ``limits`` (one for each command, in place of ``timeout``) gives each
+        answer its own time limit, counted from the answer before it (the
+        first from the write), as if the commands had been sent one at a
+        time; None: no limit for that answer.  So ``play`` keeps its command
+        timeout when the ``genmove`` after it has none.
         """
         connection = self._connection
         if connection.busy and commands:
             await self._refuse_busy(commands[0][0], tuple(commands[0][1:]))
+        if limits is not None:
+            if len(limits) != len(commands):
+                raise ValueError(f"{len(limits)} limits for {len(commands)} commands")
+            if timeout is not None:
+                raise ValueError("give either timeout or limits, not both")
         line = connection.send_many(commands)
         if not line:
             return []
-        if timeout is None:
+        if limits is not None:
+            if any(limit is not None for limit in limits):
+                return await self._limited_batch(commands, line, limits)
+        elif timeout is None:
             timeout = self.default_timeout
         if self._log is not None:
             for one in line[:-1].decode().split("\n"):
@@ -381,6 +402,63 @@ class GtpClient:
             raise
         answers.append(response)
         return self._answers(commands, answers)
+
+    async def _limited_batch(
+        self, commands: tuple[Sequence[str], ...], line: bytes, limits: Sequence[float | None]
+    ) -> list[Answer]:
+        """:meth:`commands` with a time limit for each answer (see there)."""
+        connection = self._connection
+        if self._log is not None:
+            for one in line[:-1].decode().split("\n"):
+                self._log(">> " + one)
+        exchange = self._exchange_fds if self._fd_streams else self._exchange_streams
+        answers: list[Response] = []
+        response: Response | None = None
+        self._limits = limits
+        try:
+            if self._watchdog_scope is not None and self._fd_streams:
+                self._arm_limit(limits[0])
+                try:
+                    response = await exchange(line, answers)
+                except _Overran:
+                    pass
+                finally:
+                    self._deadline = math.inf
+            else:
+                with trio.CancelScope() as scope:
+                    self._batch_scope = scope
+                    self._arm_limit(limits[0])
+                    response = await exchange(line, answers)
+            if response is None:
+                owed = connection.waiting_for
+                limit = limits[len(answers)]
+                assert owed is not None and limit is not None
+                raise EngineTimeout(describe(owed.name, owed.args), limit, engine=self.name)
+        except EngineFault as exc:
+            connection.fail(exc)
+            if all(answer.ok for answer in answers):
+                raise
+            results = self._answers(commands, answers)
+            results += [exc] * (len(commands) - len(answers))
+            return results
+        except BaseException:
+            self._interrupted()
+            raise
+        finally:
+            self._limits = None
+            self._batch_scope = None
+        answers.append(response)
+        return self._answers(commands, answers)
+
+    def _arm_limit(self, limit: float | None) -> None:
+        """The time limit of the answer owed next in a batch with limits (None: none)."""
+        scope = self._batch_scope
+        if scope is not None:
+            scope.deadline = math.inf if limit is None else trio.current_time() + limit
+        elif limit is None:
+            self._deadline = math.inf
+        else:
+            self._arm_watchdog(limit)
 
     def _answers(
         self, commands: tuple[Sequence[str], ...], answers: list[Response]
@@ -475,6 +553,8 @@ class GtpClient:
             answers.append(response)
             next_response = connection.next_response()
             if next_response is None:
+                if self._limits is not None:
+                    self._arm_limit(self._limits[len(answers)])
                 return None
             response = next_response
         return response

@@ -822,3 +822,87 @@ async def test_the_io_clock_instrument_leaves_the_run_with_the_last_client() -> 
     async with engine(fake_command("hang")) as three:
         await three.command("name")
         assert three._io is not None and three._io is not clock  # a new one
+
+
+# -- a batch with a time limit for each answer (commands(limits=...)) ---------------
+
+
+@asynccontextmanager
+async def slow_memory_engine(delays: dict[str, float]) -> AsyncIterator[GtpClient]:
+    """An in-memory engine that answers each command after ``delays[name]`` seconds
+    (none: at once; negative: never), one at a time, as a real engine reads its input."""
+    to_engine, engine_input = trio.testing.memory_stream_one_way_pair()
+    engine_output, from_engine = trio.testing.memory_stream_one_way_pair()
+
+    async def engine() -> None:
+        reader = CommandReader()
+        while data := await engine_input.receive_some():
+            for item in reader.feed(bytes(data)):
+                assert isinstance(item, Command)
+                delay = delays.get(item.name, 0.0)
+                if delay < 0:
+                    await trio.sleep_forever()
+                await trio.sleep(delay)
+                await engine_output.send_all(format_response(True, item.name, item.id))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(engine)
+        yield GtpClient(from_engine, to_engine, "mem")
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_genmove_with_no_limit_after_a_limited_play_may_take_its_time(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with slow_memory_engine({"genmove": 1000.0}) as client:
+        answers = await client.commands(("play", "b", "D4"), ("genmove", "w"), limits=(5, None))
+        assert answers == ["play", "genmove"]
+        assert client.usable
+
+
+async def test_a_hung_play_times_out_on_its_own_limit_though_the_genmove_has_none(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    async with slow_memory_engine({"play": -1}) as client:
+        started = trio.current_time()
+        with pytest.raises(EngineTimeout) as caught:
+            await client.commands(("play", "b", "D4"), ("genmove", "w"), limits=(5, None))
+        assert str(caught.value) == "engine 'mem': no response to 'play b D4' within 5s"
+        assert trio.current_time() - started == pytest.approx(5)
+        assert not client.usable
+
+
+async def test_each_limit_counts_from_the_answer_before(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # play takes 4 s of its 5; genmove then has 3 s of its own (7 s after the write in all)
+    async with slow_memory_engine({"play": 4.0, "genmove": 2.5}) as client:
+        assert await client.commands(("play", "b", "D4"), ("genmove", "w"), limits=(5, 3)) == [
+            "play",
+            "genmove",
+        ]
+    async with slow_memory_engine({"play": 4.0, "genmove": 3.5}) as client:
+        with pytest.raises(EngineTimeout, match="no response to 'genmove w' within 3s"):
+            await client.commands(("play", "b", "D4"), ("genmove", "w"), limits=(5, 3))
+
+
+async def test_limits_are_one_for_each_command_and_not_beside_a_timeout() -> None:
+    async with slow_memory_engine({}) as client:
+        with pytest.raises(ValueError, match="1 limits for 2 commands"):
+            await client.commands(("play", "b", "D4"), ("genmove", "w"), limits=(5,))
+        with pytest.raises(ValueError, match="either timeout or limits"):
+            await client.commands(("name",), timeout=5, limits=(5,))
+        assert client.usable  # nothing was sent
+        assert await client.commands(("name",), limits=(None,)) == ["name"]
+
+
+async def test_limits_over_pipes_under_the_watchdog() -> None:
+    with trio.fail_after(HANG_GUARD):
+        async with engine(fake_command("misbehave", "genmove", "answer:D4")) as client:
+            answers = await client.commands(("play", "b", "C3"), ("genmove", "w"), limits=(5, None))
+            assert answers == ["", "D4"]
+        async with engine(fake_command("hang"), name="sleepy") as client:
+            with pytest.raises(EngineTimeout) as caught:
+                await client.commands(("name",), ("genmove", "b"), limits=(60, 0.5))
+            assert str(caught.value) == "engine 'sleepy': no response to 'genmove b' within 0.5s"
+    assert exit_signal(client) is signal.SIGTERM
