@@ -122,6 +122,7 @@ class Board:
         "_positions",
         "_situation_counts",
         "_size",
+        "_superko",
         "_tables",
     )
 
@@ -131,6 +132,8 @@ class Board:
         check_board_size(size)
         self._size = size
         self._ko_rule = ko_rule
+        # Positional or situational superko: the position counts are kept and read.
+        self._superko = ko_rule is not KoRule.SIMPLE
         self._allow_suicide = allow_suicide
         self._tables = _tables(size)
         self._cells = [_EMPTY] * (size * size)
@@ -241,14 +244,38 @@ class Board:
             self._push(_Record(code, _PASS, (), _EMPTY, self._ko, self._hash), self._hash)
             self._ko = None
             return []
-        index = self._index_or_none(point)
-        if index is None:
+        row, col = point
+        size = self._size
+        if not (0 <= row < size and 0 <= col < size):
             raise IllegalMove("off board")
+        index = row * size + col
+        cells = self._cells
+        # The usual play, inlined (the referee's, once a move): an empty point next
+        # to an empty one and to no opponent stone, so it captures nothing and
+        # is no suicide (nor a ko recapture: the ko point touches the stone that
+        # took); anything else goes through _evaluate.
+        opponent = 3 - code
+        quiet = False
+        if not cells[index]:
+            for n in self._tables.neighbours[index]:
+                v = cells[n]
+                if v == opponent:
+                    quiet = False
+                    break
+                if v == _EMPTY:
+                    quiet = True
+        if quiet:  # no capture: no ko either, and only a superko rule can forbid it
+            new_hash = self._hash ^ self._tables.keys[code][index]
+            if self._superko and self._repeats(new_hash, opponent):
+                raise IllegalMove("superko")
+            cells[index] = code
+            self._push(_Record(code, index, (), opponent, self._ko, self._hash), new_hash)
+            self._ko = None
+            return []
         outcome = self._evaluate(code, index)
         if isinstance(outcome, str):
             raise IllegalMove(outcome)
         removed, removed_colour, new_hash = outcome
-        cells = self._cells
         cells[index] = code
         self._push(_Record(code, index, removed, removed_colour, self._ko, self._hash), new_hash)
         if not removed:  # most moves capture nothing
@@ -282,6 +309,7 @@ class Board:
         other = Board.__new__(Board)
         other._size = self._size
         other._ko_rule = self._ko_rule
+        other._superko = self._superko
         other._allow_suicide = self._allow_suicide
         other._tables = self._tables
         other._cells = self._cells.copy()
@@ -469,12 +497,15 @@ class Board:
         removed_keys = keys[removed_colour]
         for stone in captured:
             new_hash ^= removed_keys[stone]
-        rule = self._ko_rule
-        if (rule is KoRule.POSITIONAL and new_hash in self._position_counts) or (
-            rule is KoRule.SITUATIONAL and _situation(new_hash, opponent) in self._situation_counts
-        ):
+        if self._superko and self._repeats(new_hash, opponent):
             return "superko"
         return tuple(captured), removed_colour, new_hash
+
+    def _repeats(self, new_hash: int, to_move: int) -> bool:
+        """Whether the position ``new_hash`` (``to_move`` to play) breaks the superko rule."""
+        if self._ko_rule is KoRule.POSITIONAL:
+            return new_hash in self._position_counts
+        return _situation(new_hash, to_move) in self._situation_counts
 
     def _ko_after(
         self, code: int, index: int, removed: tuple[int, ...], removed_colour: int
@@ -496,21 +527,24 @@ class Board:
 
     def _push(self, record: _Record, new_hash: int) -> None:
         """Remember a play or pass whose position hash is ``new_hash``."""
-        situations = self._situation_counts
-        if not self._history:
-            # The start becomes a situation once we know who moved first.
-            start = _situation(self._positions[0], record.colour)
-            situations[start] = situations.get(start, 0) + 1
+        if self._superko:  # the counts only a superko rule reads
+            situations = self._situation_counts
+            if not self._history:
+                # The start becomes a situation once we know who moved first.
+                start = _situation(self._positions[0], record.colour)
+                situations[start] = situations.get(start, 0) + 1
+            positions = self._position_counts
+            positions[new_hash] = positions.get(new_hash, 0) + 1
+            after = _situation(new_hash, 3 - record.colour)
+            situations[after] = situations.get(after, 0) + 1
         self._history.append(record)
         self._positions.append(new_hash)
-        positions = self._position_counts
-        positions[new_hash] = positions.get(new_hash, 0) + 1
-        after = _situation(new_hash, 3 - record.colour)
-        situations[after] = situations.get(after, 0) + 1
         self._hash = new_hash
 
     def _forget_position(self, mover: int) -> None:
         new_hash = self._positions.pop()
+        if not self._superko:
+            return
         _decrement(self._position_counts, new_hash)
         _decrement(self._situation_counts, _situation(new_hash, 3 - mover))
         if not self._history:

@@ -8,6 +8,8 @@ trailing junk, nothing off the board.  Formatting is canonical upper case.
 from __future__ import annotations
 
 import enum
+import functools
+from collections.abc import Mapping
 from typing import Final
 
 import attrs
@@ -97,6 +99,24 @@ def parse_vertex(text: str, size: int) -> Point | None:
     if col >= size or row >= size:
         raise VertexError(f"vertex is off the {size}x{size} board: {text!r}")
     return (row, col)
+
+
+@functools.cache
+def move_table(size: int) -> Mapping[str, Move]:
+    """Every well-formed vertex of a ``size`` board, in upper and in lower case, and
+    ``pass`` (``PASS``), to the :class:`Move` it parses to (:data:`PASS` for a pass).
+
+    A fast path for the spellings engines use (a genmove answer, once a move):
+    a word found here is what :func:`parse_vertex` would make of it; any other
+    word (mixed case, ``resign``, junk) is for :func:`parse_vertex` to judge.
+    """
+    check_board_size(size)
+    table: dict[str, Move] = {"pass": PASS, "PASS": PASS}
+    for row in range(size):
+        for col in range(size):
+            word = f"{COLUMN_LETTERS[col]}{row + 1}"
+            table[word] = table[word.lower()] = Move((row, col))
+    return table
 
 
 def format_vertex(point: Point | None, size: int) -> str:

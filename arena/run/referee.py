@@ -28,7 +28,16 @@ from arena.results import EndReason
 from gtp.board import Board, IllegalMove, IllegalReason, KoRule
 from gtp.errors import VertexError
 from gtp.handicap import fixed_handicap_points
-from gtp.vertex import PASS, Colour, Move, Point, format_vertex, parse_stone_list, parse_vertex
+from gtp.vertex import (
+    PASS,
+    Colour,
+    Move,
+    Point,
+    format_vertex,
+    move_table,
+    parse_stone_list,
+    parse_vertex,
+)
 
 _SCORE_PATTERN: Final = re.compile(r"([BW])\+(\d+(?:\.\d+)?)", re.IGNORECASE)
 _MAX_SHOWN_ANSWER: Final = 40
@@ -124,6 +133,8 @@ class Referee:
             ko_rule=KoRule(settings.ko_rule),
             allow_suicide=settings.allow_suicide,
         )
+        # The moves an answer spells exactly (vertices, pass): no parsing at a move.
+        self._moves = move_table(settings.board_size)
         self.to_move = Colour.BLACK
         self.handicap_stones: tuple[Point, ...] = ()
         self.moves_played = 0
@@ -162,6 +173,9 @@ class Referee:
         ended the game (resignation, claim, or a forfeit for an ill-formed or
         illegal move).
         """
+        move = self._moves.get(answer)
+        if move is not None:  # a vertex or a pass, spelled as engines do (the usual answer)
+            return move if self.play(colour, move) else None
         word = answer.strip()
         lowered = word.lower()
         if lowered == "resign":

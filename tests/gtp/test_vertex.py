@@ -13,6 +13,7 @@ from gtp.vertex import (
     Move,
     check_board_size,
     format_vertex,
+    move_table,
     parse_colour_and_vertex,
     parse_move_answer,
     parse_stone_list,
@@ -221,3 +222,15 @@ def test_parse_stone_list() -> None:
     ):
         with pytest.raises(VertexError, match=message):
             parse_stone_list(words, 19)
+
+
+@pytest.mark.parametrize("size", [2, 9, 19, 25])
+def test_move_table_is_what_parsing_makes_of_its_words(size: int) -> None:
+    table = move_table(size)
+    assert len(table) == 2 * size * size + 2
+    for word, move in table.items():
+        assert parse_move_answer(word, size) == move
+    assert table["pass"] is table["PASS"] is PASS
+    # Mixed case, resign and junk are left to the parser.
+    for word in ("Pass", "resign", " D4", "D04", "I1", "A0", format_vertex((size, 0), size + 1)):
+        assert word not in table
