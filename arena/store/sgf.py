@@ -15,8 +15,6 @@ errors.
 from __future__ import annotations
 
 import datetime
-import functools
-import importlib.metadata
 import math
 from pathlib import Path
 from typing import Final
@@ -29,14 +27,14 @@ from arena.store.files import CompetitionFiles, atomic_write
 from gtp.vertex import Colour
 
 APPLICATION_NAME: Final = "gtp-arena"
+# pyproject.toml's version (tests/arena/test_records.py checks they agree): a constant,
+# not importlib.metadata, which costs every run ~5-10 ms of CPU at start (email.*, ...).
+APPLICATION_VERSION: Final = "0.1.0"
 
 
-@functools.cache
 def application_version() -> str:
-    try:
-        return importlib.metadata.version("gtp-arena")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
+    """The arena's version, as the SGF records' ``AP`` and the HTML report give it."""
+    return APPLICATION_VERSION
 
 
 def _one_line(text: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import tomllib
 from pathlib import Path
 
 from sgfmill import sgf
@@ -9,7 +11,7 @@ from sgfmill import sgf
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.results import EndReason, GameJob, GameRecord, GameResult, PlayedMove
 from arena.store.files import CompetitionFiles
-from arena.store.sgf import build_sgf, write_game_record
+from arena.store.sgf import application_version, build_sgf, write_game_record
 from gtp.vertex import PASS, Colour, Move
 
 B, W = Colour.BLACK, Colour.WHITE
@@ -107,3 +109,10 @@ def test_files_go_to_games_or_void(tmp_path: Path) -> None:
     assert not game.get_root().has_property("RE")
     assert "Void game: black engine crashed" in game.get_root().get("C")
     assert write_game_record(files, record(result=None, void_reason="x", moves=())) is None
+
+
+def test_the_version_in_records_is_the_project_s() -> None:
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    version = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+    assert application_version() == version
+    assert importlib.metadata.version("gtp-arena") == version  # the installed one too
