@@ -119,6 +119,15 @@ def move_table(size: int) -> Mapping[str, Move]:
     return table
 
 
+@functools.cache
+def vertex_words(size: int) -> Mapping[Point, str]:
+    """Every point of a ``size`` board to its canonical spelling (:func:`format_vertex`)."""
+    check_board_size(size)
+    return {
+        (row, col): f"{COLUMN_LETTERS[col]}{row + 1}" for row in range(size) for col in range(size)
+    }
+
+
 def format_vertex(point: Point | None, size: int) -> str:
     """Canonical GTP spelling of a point (``pass`` for None)."""
     if point is None:

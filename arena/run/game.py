@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import NoReturn
 
 import attrs
@@ -90,7 +90,7 @@ from arena.run.stalls import (
 from gtp.board import Board
 from gtp.client import Answer, GtpClient
 from gtp.errors import CommandFailed, EngineFault, EngineStartError, EngineTimeout
-from gtp.vertex import PASS, Colour, Move, format_vertex
+from gtp.vertex import PASS, Colour, Move, Point, format_vertex, vertex_words
 
 BLACK, WHITE = Colour.BLACK, Colour.WHITE
 # A clocked genmove's timeout is its clock's allowance plus the margin plus
@@ -127,8 +127,25 @@ class _Clocked:
     engine_probe: RunQueueProbe | None = None  # its engine's wait for a CPU (arena.run.stalls)
 
 
-def _no_times() -> dict[Colour, MoveTimes]:
-    return {BLACK: MoveTimes(), WHITE: MoveTimes()}
+class _Spent:
+    """One player's genmove times in a game, added up as they come (:class:`MoveTimes`)."""
+
+    __slots__ = ("longest", "moves", "total")
+
+    def __init__(self) -> None:
+        self.moves = 0
+        self.total = 0.0
+        self.longest = 0.0
+
+    def add(self, seconds: float) -> None:
+        self.moves += 1
+        self.total += seconds
+        if seconds > self.longest:
+            self.longest = seconds
+
+    @property
+    def times(self) -> MoveTimes:
+        return MoveTimes(self.moves, self.total, self.longest)
 
 
 @attrs.define
@@ -143,7 +160,9 @@ class Game:
     moves: list[PlayedMove] = attrs.Factory(list)
     notes: list[str] = attrs.Factory(list)
     clocks: dict[Colour, _Clocked] = attrs.Factory(dict)
-    times: dict[Colour, MoveTimes] = attrs.Factory(_no_times)
+    _black_times: _Spent = attrs.field(factory=_Spent, init=False)
+    _white_times: _Spent = attrs.field(factory=_Spent, init=False)
+    _vertices: Mapping[Point, str] = attrs.field(init=False)
     # The arena's latency: gaps from a response read to the next command written.
     last_read: float | None = None
     lag_commands: int = 0
@@ -162,6 +181,15 @@ class Game:
     # next: sent in one write with that engine's genmove, or alone before anything
     # else (scoring, an adjudication check).
     owed_play: tuple[str, str] | None = None
+
+    def __attrs_post_init__(self) -> None:
+        # The canonical spelling of every point, for the play owed after each move.
+        self._vertices = vertex_words(self.job.settings.board_size)
+
+    @property
+    def times(self) -> dict[Colour, MoveTimes]:
+        """Each player's genmoves so far: how many, their total and longest time."""
+        return {BLACK: self._black_times.times, WHITE: self._white_times.times}
 
     def clock(self, colour: Colour) -> PlayerClock | None:
         """``colour``'s clock (None: no time control); what a sink reads at a move."""
@@ -430,11 +458,23 @@ class Game:
         colour_word = "b" if colour is BLACK else "w"  # colour.value, without the enum machinery
         arena_waited = engine_waited = None
         told_time_left = False
+        owed, self.owed_play = self.owed_play, None
         if clocked is None:
             timeout = player.move_timeout
-            if timeout is None:  # a genmove without a limit: the play keeps its own
-                await self.tell_owed_play()
-        owed, self.owed_play = self.owed_play, None
+            if timeout is None and owed is not None:
+                # A genmove without a time limit: the play goes alone, with its own
+                # timeout (tell_owed_play, inlined: one coroutine layer less under
+                # every resumption of the exchange).  The one write of both waits
+                # for per-command timeouts in GtpClient.commands (issue 31).
+                try:
+                    await client.command("play", *owed, timeout=player.command_timeout)
+                except CommandFailed as exc:
+                    referee.play_rejected(colour.opponent, exc.failure)
+                    raise Stop from None
+                except EngineFault as exc:
+                    self.fault(colour, session, exc)
+                self.account(client)
+                owed = None
         batch: list[tuple[str, ...]] = [] if owed is None else [("play", *owed)]
         if clocked is not None:
             if clocked.time_left:
@@ -450,14 +490,16 @@ class Game:
             if self.arena_probe is not None:
                 arena_waited = self.arena_probe.waited()
         if claim:
-            batch.append((session.gtp("gomill-genmove_ex"), colour_word, "claim"))
+            genmove: tuple[str, ...] = (session.gtp("gomill-genmove_ex"), colour_word, "claim")
         else:
-            batch.append(("genmove", colour_word))
-        started = time.perf_counter()
+            genmove = ("genmove", colour_word)
+        if clocked is not None:
+            started = time.perf_counter()  # a clock's overrun counts from here at the latest
         try:
-            if len(batch) == 1:
-                answer = await client.command(*batch[0], timeout=timeout)
+            if not batch:
+                answer = await client.command(*genmove, timeout=timeout)
             else:
+                batch.append(genmove)
                 answers = await client.commands(*batch, timeout=timeout)
                 answer = self.genmove_answer(
                     colour, owed is not None, clocked if told_time_left else None, answers
@@ -484,7 +526,8 @@ class Game:
             self.fault(colour, session, exc)
         self.account(client)
         seconds = client.received_at - client.sent_at
-        self.times[colour] = self.times[colour].add(seconds)
+        spent = self._black_times if colour is BLACK else self._white_times
+        spent.add(seconds)
         time_left: float | None = None
         overtime_left = 0
         if clocked is not None:
@@ -518,7 +561,8 @@ class Game:
             sink.move_played(colour, move, referee.moves_played, self)
         if referee.outcome is not None:
             return
-        self.owed_play = (colour_word, format_vertex(move.point, self.job.settings.board_size))
+        point = move.point
+        self.owed_play = (colour_word, "pass" if point is None else self._vertices[point])
 
     def genmove_answer(
         self, colour: Colour, played: bool, clocked: _Clocked | None, answers: list[Answer]

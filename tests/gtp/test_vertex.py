@@ -18,6 +18,7 @@ from gtp.vertex import (
     parse_move_answer,
     parse_stone_list,
     parse_vertex,
+    vertex_words,
 )
 
 
@@ -234,3 +235,11 @@ def test_move_table_is_what_parsing_makes_of_its_words(size: int) -> None:
     # Mixed case, resign and junk are left to the parser.
     for word in ("Pass", "resign", " D4", "D04", "I1", "A0", format_vertex((size, 0), size + 1)):
         assert word not in table
+
+
+@pytest.mark.parametrize("size", [2, 9, 25])
+def test_vertex_words_are_the_canonical_spellings(size: int) -> None:
+    words = vertex_words(size)
+    assert len(words) == size * size
+    for point, word in words.items():
+        assert word == format_vertex(point, size)
