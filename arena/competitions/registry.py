@@ -21,7 +21,6 @@ import attrs
 from arena.competitions.base import Competition
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
-from arena.tuning.tuner_scales import PREDEFINED_SCALES
 
 
 def load_reference(reference: str) -> object:
@@ -38,8 +37,15 @@ class CompetitionType:
     namespace: Mapping[str, str]  # name in the control file -> token kind (Matchup(...))
     settings: str  # "module:function": ControlFile -> CompetitionConfig.specific
     competition: str  # "module:Class": CompetitionConfig -> Competition
-    objects: Mapping[str, object] = attrs.field(factory=dict)  # names given as they are
+    objects_from: str = ""  # "module:NAME" of a mapping: names the control file is given
     players_required: bool = True  # False: the type has no use for a players dictionary
+
+    @property
+    def objects(self) -> Mapping[str, object]:
+        """Names given to the control file as they are (the tuners' predefined scales)."""
+        if not self.objects_from:
+            return {}
+        return cast(Mapping[str, object], load_reference(self.objects_from))
 
     def parse(self, control: ControlFile) -> object:
         """The type's own settings (``CompetitionConfig.specific``) from a control file."""
@@ -70,7 +76,7 @@ COMPETITION_TYPES: Mapping[str, CompetitionType] = {
             {"Parameter": "Parameter"},
             "arena.control.tuner:parse_mc_tuner",
             "arena.competitions.mc_tuner:McTuner",
-            objects=PREDEFINED_SCALES,
+            objects_from="arena.tuning.tuner_scales:PREDEFINED_SCALES",
         ),
         CompetitionType(
             "ce_tuner",

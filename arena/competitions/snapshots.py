@@ -9,14 +9,17 @@ snapshot shares nothing mutable with the competition it was taken from.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import attrs
 
 from arena.competitions.matchstats import MatchupStats
 from arena.control.settings import GameSettings
 from arena.stats.elo import DEFAULT_CONFIDENCE, Interval
-from arena.stats.ratings import Ratings
 from gtp.vertex import Colour
+
+if TYPE_CHECKING:  # a field's type only: a playoff's run need not import the ratings' maths
+    from arena.stats.ratings import Ratings
 
 # ---------------------------------------------------------------------------
 # Playoffs (and the matchups of an all-play-all)
