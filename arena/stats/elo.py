@@ -21,7 +21,6 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Iterable, Sequence
-from statistics import NormalDist
 
 import attrs
 
@@ -32,7 +31,67 @@ def z_value(confidence: float) -> float:
     """The two-sided normal quantile: 1.95996... for 0.95."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be between 0 and 1, not {confidence!r}")
-    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    return normal_quantile(0.5 + confidence / 2.0)
+
+
+# AS241's coefficients, highest power first: numerator and denominator of the central
+# region (|p - 0.5| <= 0.425), of the tails up to r = 5, and beyond.
+_CENTRAL = (
+    (2.5090809287301226727e3, 3.3430575583588128105e4, 6.7265770927008700853e4,
+     4.5921953931549871457e4, 1.3731693765509461125e4, 1.9715909503065514427e3,
+     1.3314166789178437745e2, 3.3871328727963666080e0),
+    (5.2264952788528545610e3, 2.8729085735721942674e4, 3.9307895800092710610e4,
+     2.1213794301586595867e4, 5.3941960214247511077e3, 6.8718700749205790830e2,
+     4.2313330701600911252e1, 1.0),
+)  # fmt: skip
+_NEAR_TAIL = (
+    (7.7454501427834140764e-4, 2.2723844989269184583e-2, 2.4178072517745061177e-1,
+     1.2704582524523683826e0, 3.6478483247632046050e0, 5.7694972214606914055e0,
+     4.6303378461565452959e0, 1.4234371107496835773e0),
+    (1.0507500716444168432e-9, 5.4759380849953449460e-4, 1.5198666563616457197e-2,
+     1.4810397642748007459e-1, 6.8976733498510000455e-1, 1.6763848301838038494e0,
+     2.0531916266377588219e0, 1.0),
+)  # fmt: skip
+_FAR_TAIL = (
+    (2.0103343992922881327e-7, 2.7115555687434875782e-5, 1.2426609473880784386e-3,
+     2.6532189526576123093e-2, 2.9656057182850489123e-1, 1.7848265399172913358e0,
+     5.4637849111641143699e0, 6.6579046435011037772e0),
+    (2.0442631033899397856e-15, 1.4215117583164458887e-7, 1.8463183175100546818e-5,
+     7.8686913114561325910e-4, 1.4875361290850614853e-2, 1.3692988092273580531e-1,
+     5.9983220655588793769e-1, 1.0),
+)  # fmt: skip
+
+
+def _polynomial(coefficients: tuple[float, ...], r: float) -> float:
+    """Horner's rule, highest power first (the standard library's order of operations)."""
+    value = coefficients[0]
+    for coefficient in coefficients[1:]:
+        value = value * r + coefficient
+    return value
+
+
+def normal_quantile(p: float) -> float:
+    """The standard normal distribution's inverse CDF at ``p`` in (0, 1).
+
+    ``statistics.NormalDist().inv_cdf(p)``, computed as the standard library computes it
+    (Wichura, M.J. (1988), "Algorithm AS241: The Percentage Points of the Normal
+    Distribution", Applied Statistics 37 (3): 477-484), without importing ``statistics``
+    and with it ``fractions`` and ``decimal`` (4 ms of CPU at every start of the arena).
+    """
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must be between 0 and 1, not {p!r}")
+    q = p - 0.5
+    if math.fabs(q) <= 0.425:
+        r = 0.180625 - q * q
+        numerator, denominator = _CENTRAL
+        return _polynomial(numerator, r) * q / _polynomial(denominator, r)
+    r = math.sqrt(-math.log(p if q <= 0.0 else 1.0 - p))
+    if r <= 5.0:
+        r, (numerator, denominator) = r - 1.6, _NEAR_TAIL
+    else:
+        r, (numerator, denominator) = r - 5.0, _FAR_TAIL
+    x = _polynomial(numerator, r) / _polynomial(denominator, r)
+    return -x if q < 0.0 else x
 
 
 def elo_from_score(score: float) -> float:

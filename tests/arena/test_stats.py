@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+from statistics import NormalDist
 
 import pytest
 
@@ -21,6 +22,7 @@ from arena.stats.elo import (
     elo_estimate,
     elo_from_score,
     likelihood_of_superiority,
+    normal_quantile,
     pairing_stats,
     pentanomial_elo_estimate,
     score_from_elo,
@@ -601,3 +603,13 @@ def test_bradley_terry_intervals_cover_the_true_differences() -> None:
     coverage = covered / total
     print(f"Bradley-Terry 95% interval coverage: {coverage:.3f} over {total} intervals")
     assert 0.90 <= coverage <= 0.99  # at 0.99+ the intervals would be needlessly wide
+
+
+def test_normal_quantile_is_the_standard_library_s() -> None:
+    normal = NormalDist()
+    grid = [i / 1000 for i in range(1, 1000)] + [1e-300, 1e-12, 0.075, 0.925, 1 - 1e-12]
+    for p in grid:
+        assert normal_quantile(p) == normal.inv_cdf(p), p
+    for p in (0.0, 1.0, -0.5, 1.5):
+        with pytest.raises(ValueError):
+            normal_quantile(p)
