@@ -443,9 +443,9 @@ class Game:
         genmove's answer read and dropped; the genmove is timed, and charged to
         a clock, from that write, whose timeout is the genmove's (``move_timeout``,
         or the clock's allowance); a genmove without a time limit has its
-        ``play`` sent alone first, with the engine's command timeout, as are
-        the moves told before scoring or an adjudication check
-        (:meth:`tell_owed_play`).
+        ``play`` sent alone first, with the engine's command timeout (in the
+        same write when that is None too), as are the moves told before
+        scoring or an adjudication check (:meth:`tell_owed_play`).
 
         This is the hot path (once per move): the commands go straight to the
         clients (no :meth:`call` coroutine in between) and the sessions come
@@ -461,11 +461,14 @@ class Game:
         owed, self.owed_play = self.owed_play, None
         if clocked is None:
             timeout = player.move_timeout
-            if timeout is None and owed is not None:
-                # A genmove without a time limit: the play goes alone, with its own
-                # timeout (tell_owed_play, inlined: one coroutine layer less under
-                # every resumption of the exchange).  The one write of both waits
-                # for per-command timeouts in GtpClient.commands (issue 31).
+            if timeout is None and owed is not None and player.command_timeout is not None:
+                # A genmove without a time limit after a play with one: the play
+                # goes alone, with its own timeout (tell_owed_play, inlined: one
+                # coroutine layer less under every resumption of the exchange).
+                # With no limit on either, both go in one write (the same limits:
+                # none).  UNTIMED PIPELINE SWITCH: once GtpClient.commands takes a
+                # timeout per command, this branch goes and the batch below gives
+                # the play player.command_timeout and the genmove none (issue 31).
                 try:
                     await client.command("play", *owed, timeout=player.command_timeout)
                 except CommandFailed as exc:

@@ -423,6 +423,11 @@ async def test_cancelling_the_engines_nursery_stops_the_engines_kept_for_reuse()
 
 
 @pytest.mark.parametrize(
+    "limits",
+    [{"move_timeout": 30}, {"command_timeout": None}],
+    ids=["genmove-limited", "no-limits"],
+)
+@pytest.mark.parametrize(
     ("failure", "expected"),
     [
         ("illegal move", ("W+F", "white rejected black's move as illegal")),
@@ -430,11 +435,12 @@ async def test_cancelling_the_engines_nursery_stops_the_engines_kept_for_reuse()
     ],
 )
 async def test_a_play_refused_in_one_write_with_the_genmove_ends_the_game_as_alone(
-    failure: str, expected: tuple[str, str]
+    failure: str, expected: tuple[str, str], limits: dict[str, object]
 ) -> None:
-    """With a time limit on genmove, a move's play goes with the next genmove in one write."""
-    black = fake_player("a", BLACK_MOVES, move_timeout=30)
-    white = fake_player("b", WHITE_MOVES, f"--reject-play-at=2:{failure}", move_timeout=30)
+    """With a time limit on genmove, or no limit on either command, a move's play goes
+    with the next genmove in one write."""
+    black = fake_player("a", BLACK_MOVES, **limits)
+    white = fake_player("b", WHITE_MOVES, f"--reject-play-at=2:{failure}", **limits)
     sink = Recorded(traffic=True)
     record = await play(job(black, white), sink)
     assert record.result is not None, record.void_reason
@@ -448,3 +454,17 @@ async def test_a_play_refused_in_one_write_with_the_genmove_ends_the_game_as_alo
     assert len(plays) == 2
     for n in plays:  # both sent before the play's answer came
         assert white_lines[n + 1].startswith(">> ") and " genmove w" in white_lines[n + 1]
+
+
+async def test_a_play_goes_alone_before_a_genmove_without_a_limit() -> None:
+    """The play's command timeout cannot bound a write that holds an unlimited genmove."""
+    sink = Recorded(traffic=True)
+    record = await play(job(fake_player("a", BLACK_MOVES), fake_player("b", WHITE_MOVES)), sink)
+    assert record.result is not None, record.void_reason
+    white_lines = [line.split(" ", 2)[2] for line in sink.traffic if line.startswith("b (white)")]
+    plays = [
+        n for n, line in enumerate(white_lines) if line.startswith(">> ") and " play b " in line
+    ]
+    assert plays
+    for n in plays:  # its answer is read before the genmove is written
+        assert white_lines[n + 1].startswith("<< "), white_lines[n : n + 2]
