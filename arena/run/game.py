@@ -249,6 +249,32 @@ class Game:
         except CommandFailed as exc:
             raise Void(f"{_who(player, colour)} rejected {exc.command!r}: {exc.failure}") from None
 
+    async def setup_commands(self, colour: Colour, commands: list[tuple[str, ...]]) -> None:
+        """Setup commands to ``colour``'s engine, in order; the first refusal voids the game.
+
+        With no command timeout they go in one write (the same limits: none),
+        else one at a time, each with its own timeout: a write of several has
+        one timeout for them all until :meth:`GtpClient.commands` takes one per
+        command (issue 31), when they can always go together.  In one write,
+        the commands after a refused one are answered too (the game is void
+        all the same, and its engines are not kept).
+        """
+        session = self.sessions[colour]
+        player = session.player
+        if player.command_timeout is not None or len(commands) < 2:
+            for words in commands:
+                await self.setup_command(colour, *words)
+            return
+        try:
+            answers = await session.client.commands(*commands, timeout=None)
+        except EngineFault as exc:
+            self.fault(colour, session, exc)
+        for answer in answers:
+            if isinstance(answer, CommandFailed):
+                raise Void(f"{_who(player, colour)} rejected {answer.command!r}: {answer.failure}")
+            if isinstance(answer, EngineFault):
+                self.fault(colour, session, answer)
+
     # -- the game --------------------------------------------------------------
 
     def account(self, client: GtpClient) -> None:
@@ -303,12 +329,15 @@ class Game:
     async def setup(self) -> None:
         settings = self.job.settings
         for colour in (BLACK, WHITE):
-            session = self.sessions[colour]
-            for words in session.player.startup_gtp_commands:
-                await self.setup_command(colour, *words)
-            await self.setup_command(colour, "boardsize", str(settings.board_size))
-            await self.setup_command(colour, "clear_board")
-            await self.setup_command(colour, "komi", format_komi(settings.komi))
+            await self.setup_commands(
+                colour,
+                [
+                    *self.sessions[colour].player.startup_gtp_commands,
+                    ("boardsize", str(settings.board_size)),
+                    ("clear_board",),
+                    ("komi", format_komi(settings.komi)),
+                ],
+            )
         for colour in (BLACK, WHITE):
             await self.setup_clock(colour)
         stones = settings.handicap

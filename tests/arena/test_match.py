@@ -253,6 +253,55 @@ async def test_crashes_protocol_errors_and_setup_failures_void_the_game(
     assert record.void_reason is not None and reason in record.void_reason
 
 
+@pytest.mark.parametrize(
+    "white_args",
+    [
+        ["--fail=boardsize:unacceptable size"],
+        ["--fail=clear_board:no"],
+        ["--fail=komi:no"],
+        ["--fail=boardsize:a", "--fail=komi:b"],
+        ["--crash-on=clear_board"],
+        ["--crash-on=komi"],
+    ],
+)
+async def test_setup_in_one_write_fails_as_one_command_at_a_time(white_args: list[str]) -> None:
+    """With no command timeout the setup commands go in one write: a refusal or a crash
+    voids the game with the same reason as when they go one at a time."""
+    reasons = []
+    for limits in ({}, {"command_timeout": None}):
+        black = fake_player("a", BLACK_MOVES, **limits)
+        white = fake_player("b", WHITE_MOVES, *white_args, **limits)
+        sink = Recorded(traffic=True)
+        record = await play(job(black, white), sink)
+        assert record.result is None
+        reasons.append(record.void_reason)
+        sent = [line.split(" >> ")[1] for line in sink.traffic if line.startswith("a (black) >> ")]
+        setup = ["boardsize 9", "clear_board", "komi 7.5"]
+        assert [line.split(" ", 1)[1] for line in sent[-3:]] == setup
+    assert reasons[0] == reasons[1]
+
+
+async def test_setup_goes_in_one_write_with_no_command_timeout() -> None:
+    sink = Recorded(traffic=True)
+    black = fake_player("a", BLACK_MOVES, command_timeout=None)
+    record = await play(job(black, fake_player("b", WHITE_MOVES)), sink)
+    assert record.result is not None, record.void_reason
+
+    def lines(label: str) -> list[str]:
+        # "a (black) >> 4 boardsize 9" -> ">> boardsize 9" (ids dropped)
+        words = [
+            line.split(" ", 2)[2].split(" ") for line in sink.traffic if line.startswith(label)
+        ]
+        return [" ".join([w[0], *w[2:]]) if w[0] == ">>" else " ".join(w) for w in words]
+
+    black_lines = lines("a (black)")
+    setup = black_lines.index(">> boardsize 9")
+    assert black_lines[setup : setup + 3] == [">> boardsize 9", ">> clear_board", ">> komi 7.5"]
+    white_lines = lines("b (white)")
+    setup = white_lines.index(">> boardsize 9")
+    assert white_lines[setup + 1].startswith("<< ")  # with a timeout: one at a time
+
+
 async def test_a_missing_engine_voids_the_game() -> None:
     missing = PlayerConfig("gone", ("/nonexistent/engine",))
     record = await play(job(fake_player("a", BLACK_MOVES), missing))
