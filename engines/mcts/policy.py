@@ -132,7 +132,7 @@ def playout_light(
                 if ca & cb & cd & ce & c:
                     continue  # own eye: every neighbour is own or edge (the edge is 3)
                 # No empty neighbour: legal iff it captures or a friend keeps a liberty.
-                for q in (a, b, d, e):
+                for q in nb[p]:  # (a, b, d, e), without building a tuple
                     cq = color[q]
                     if cq == 3:
                         continue
@@ -467,7 +467,7 @@ def playout_default(
                 cd = color[d]
                 ce = color[e]
                 if ca and cb and cd and ce:  # no empty neighbour
-                    for q in (a, b, d, e):
+                    for q in nb[p]:  # (a, b, d, e), without building a tuple
                         cq = color[q]
                         if cq == 3:
                             continue

@@ -78,7 +78,7 @@ def is_legal(
     if p == ko or color[p]:
         return False
     a, b, d, e = nb[p]
-    for q in (a, b, d, e):
+    for q in nb[p]:  # (a, b, d, e), without building a tuple
         cq = color[q]
         if not cq:
             return True
