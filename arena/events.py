@@ -34,6 +34,7 @@ from typing import Any, Final, assert_never
 import attrs
 import trio
 
+from arena import fields_repr
 from arena.clock import PlayerClock
 from arena.competitions.snapshots import CompetitionSnapshot, HistoryNote
 from arena.reports.notes import note_lines
@@ -57,6 +58,8 @@ class RunState(enum.Enum):
 class RunStateChanged:
     """The run started (RUNNING, with its slots), is stopping, or ended (with the reason)."""
 
+    __repr__ = fields_repr
+
     state: RunState
     message: str = ""
     parallel: int | None = None  # slots, with RUNNING
@@ -64,6 +67,8 @@ class RunStateChanged:
 
 @attrs.frozen
 class GameStarted:
+    __repr__ = fields_repr
+
     game_id: str
     black: str  # player codes
     white: str
@@ -87,6 +92,8 @@ class ClockFace:
     stones left, the current one included, as ``unit`` ("periods", "stones")
     says; 0 and "" otherwise.
     """
+
+    __repr__ = fields_repr
 
     seconds: float
     count: int = 0
@@ -113,6 +120,8 @@ class BoardPicture:
     """A game's stones: ``points`` has ``size`` rows of ``size`` characters, the top row
     (the highest line number) first, ``X`` black, ``O`` white, ``.`` empty; ``captures``
     are the stones black and white have captured."""
+
+    __repr__ = fields_repr
 
     size: int
     points: str
@@ -203,6 +212,8 @@ class MovePlayed:
     in some of the events, the board after the move (None in the others).
     """
 
+    __repr__ = fields_repr
+
     game_id: str
     colour: Colour
     move: Move
@@ -215,6 +226,8 @@ class MovePlayed:
 @attrs.frozen
 class GameFinished:
     """A game is over and its record is durable: a counted result, or a void game."""
+
+    __repr__ = fields_repr
 
     game_id: str
     black: str
@@ -234,6 +247,8 @@ class GameFinished:
 class EngineStderr:
     """A line an engine wrote on its stderr during a game."""
 
+    __repr__ = fields_repr
+
     game_id: str
     player: str
     line: str
@@ -244,12 +259,16 @@ class EngineStderr:
 class RunWarning:
     """Something the arena itself wants the user to know (not fatal)."""
 
+    __repr__ = fields_repr
+
     text: str
 
 
 @attrs.frozen
 class TreeDump:
     """A tuner's notes for the history file (the Monte Carlo tuner's tree, a generation, theta)."""
+
+    __repr__ = fields_repr
 
     lines: tuple[str, ...]
 
@@ -263,6 +282,8 @@ class TreeDump:
 class WorkersChanged:
     """How many workers the cluster the games are played on has (sent on every change)."""
 
+    __repr__ = fields_repr
+
     workers: int
     threads: int  # games the workers can play at once
 
@@ -271,12 +292,16 @@ class WorkersChanged:
 class KeyPressed:
     """A key typed on the run's terminal that the ringmaster does not act on (the dashboard's)."""
 
+    __repr__ = fields_repr
+
     key: bytes
 
 
 @attrs.frozen
 class SnapshotTaken:
     """The competition as it stands (sent when a run starts, before any game)."""
+
+    __repr__ = fields_repr
 
     snapshot: CompetitionSnapshot = attrs.field(eq=False, repr=False)
 
@@ -316,6 +341,8 @@ class EventBus:
     propagates to the ringmaster, which ends the run with it.
     """
 
+    __repr__ = fields_repr
+
     _all: list[Subscriber] = attrs.Factory(list)
     _moves: list[Subscriber] = attrs.Factory(list)
 
@@ -345,6 +372,8 @@ class ChannelSubscriber:
     (counted in ``dropped``; the next snapshot has the truth).  Once the
     receiving end is closed, nothing more is sent.
     """
+
+    __repr__ = fields_repr
 
     channel: trio.MemorySendChannel[Event] | None
     dropped: int = 0

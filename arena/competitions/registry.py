@@ -18,6 +18,7 @@ from typing import cast
 
 import attrs
 
+from arena import fields_repr
 from arena.competitions.base import Competition
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
@@ -32,6 +33,8 @@ def load_reference(reference: str) -> object:
 @attrs.frozen
 class CompetitionType:
     """One competition type: its control-file names, its settings parser, its class."""
+
+    __repr__ = fields_repr
 
     name: str
     namespace: Mapping[str, str]  # name in the control file -> token kind (Matchup(...))

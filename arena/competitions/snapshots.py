@@ -9,17 +9,15 @@ snapshot shares nothing mutable with the competition it was taken from.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import attrs
 
+from arena import fields_repr
 from arena.competitions.matchstats import MatchupStats
 from arena.control.settings import GameSettings
 from arena.stats.elo import DEFAULT_CONFIDENCE, Interval
+from arena.stats.ratings import Ratings
 from gtp.vertex import Colour
-
-if TYPE_CHECKING:  # a field's type only: a playoff's run need not import the ratings' maths
-    from arena.stats.ratings import Ratings
 
 # ---------------------------------------------------------------------------
 # Playoffs (and the matchups of an all-play-all)
@@ -28,6 +26,8 @@ if TYPE_CHECKING:  # a field's type only: a playoff's run need not import the ra
 @attrs.frozen
 class PlayerCounts:
     """One player's record within a matchup (wins count a jigo as half)."""
+
+    __repr__ = fields_repr
 
     wins: float = 0.0
     black_games: int = 0
@@ -61,6 +61,8 @@ class PlayerCounts:
 class MatchupCounts:
     """A matchup's counted results: games, jigos, unknown and void games, each player's record."""
 
+    __repr__ = fields_repr
+
     player_1: str
     player_2: str
     games: int
@@ -74,6 +76,8 @@ class MatchupCounts:
 @attrs.frozen
 class MatchupSnapshot:
     """One matchup for reports: its definition (None if gone from the control file)."""
+
+    __repr__ = fields_repr
 
     id: str
     name: str
@@ -89,6 +93,8 @@ class MatchupSnapshot:
 @attrs.frozen
 class PlayoffSnapshot:
     """A frozen picture of a playoff for show/report and the live display."""
+
+    __repr__ = fields_repr
 
     code: str
     description: str | None
@@ -110,6 +116,8 @@ class PlayoffSnapshot:
 class GridCell:
     """Row player's results against the column player (a jigo is half a win each)."""
 
+    __repr__ = fields_repr
+
     wins: float
     losses: float
 
@@ -123,6 +131,8 @@ class AllPlayAllSnapshot:
     matchup carries its own figures (``MatchupSnapshot.stats``); ``ratings``
     are the Bradley–Terry ratings of all competitors.
     """
+
+    __repr__ = fields_repr
 
     code: str
     description: str | None
@@ -149,6 +159,8 @@ class AllPlayAllSnapshot:
 @attrs.frozen
 class TunerCandidate:
     """One candidate (a node of the tuner's tree) as the reports show it."""
+
+    __repr__ = fields_repr
 
     code: str  # the player code in game records: '#0,1', '#0,1:2,2'
     label: str  # coordinates: '(0,1)', '(0,1)(2,2)' for a second-generation candidate
@@ -178,6 +190,8 @@ class TunerCandidate:
 
 @attrs.frozen
 class ParameterInfo:
+    __repr__ = fields_repr
+
     code: str
     scale: str  # 'LINEAR(0, 8)', 'LOG(10, 10000, integer=True)', 'scale_p3'
     split: int
@@ -186,6 +200,8 @@ class ParameterInfo:
 @attrs.frozen
 class RunningGame:
     """A game in progress: which candidate plays it."""
+
+    __repr__ = fields_repr
 
     game_id: str
     candidate: str  # player code
@@ -196,6 +212,8 @@ class RunningGame:
 @attrs.frozen
 class TunerSnapshot:
     """A frozen picture of a Monte Carlo tuning event for show/report and the dashboard."""
+
+    __repr__ = fields_repr
 
     code: str
     description: str | None
@@ -235,6 +253,8 @@ class TunerSnapshot:
 class CeDistribution:
     """A Gaussian: optimiser mean and variance per parameter, and the mean as engine parameters."""
 
+    __repr__ = fields_repr
+
     means: tuple[float, ...]
     variances: tuple[float, ...]
     engine: tuple[str, ...]  # the mean through each transform and format: 'I: 0.10'
@@ -255,6 +275,8 @@ class CeDistribution:
 @attrs.frozen
 class CeCandidate:
     """One sample of a generation: its player code, parameters and record."""
+
+    __repr__ = fields_repr
 
     code: str  # 'g2#17'
     number: int
@@ -279,6 +301,8 @@ class CeGeneration:
     for a generation finished by a version that did not keep them.
     """
 
+    __repr__ = fields_repr
+
     number: int
     distribution: CeDistribution
     games: int
@@ -292,6 +316,8 @@ class CeGeneration:
 
 @attrs.frozen
 class CeParameterInfo:
+    __repr__ = fields_repr
+
     code: str
     initial_mean: float
     initial_variance: float
@@ -301,6 +327,8 @@ class CeParameterInfo:
 @attrs.frozen
 class CeTunerSnapshot:
     """A frozen picture of a cross-entropy tuning event for show/report and the dashboard."""
+
+    __repr__ = fields_repr
 
     code: str
     description: str | None
@@ -338,6 +366,8 @@ class CeTunerSnapshot:
 class SpsaParameterState:
     """One SPSA parameter: its settings, its value now and its trajectory."""
 
+    __repr__ = fields_repr
+
     code: str
     start: float
     minimum: float
@@ -353,6 +383,8 @@ class SpsaParameterState:
 
 @attrs.frozen
 class SpsaRunningGame:
+    __repr__ = fields_repr
+
     game_id: str
     iteration: int
     plus_colour: Colour  # the colour theta + c*delta plays
@@ -361,6 +393,8 @@ class SpsaRunningGame:
 @attrs.frozen
 class SpsaTunerSnapshot:
     """A frozen picture of an SPSA tuning event for show/report and the dashboard."""
+
+    __repr__ = fields_repr
 
     code: str
     description: str | None
@@ -396,6 +430,8 @@ CompetitionSnapshot = (
 class TreeNote:
     """The Monte Carlo tuner's tree after ``games`` games (candidates in tree order)."""
 
+    __repr__ = fields_repr
+
     games: int
     candidates: tuple[TunerCandidate, ...]
 
@@ -403,6 +439,8 @@ class TreeNote:
 @attrs.frozen
 class GenerationNote:
     """A finished cross-entropy generation: its distribution, candidates most wins first."""
+
+    __repr__ = fields_repr
 
     number: int
     distribution: CeDistribution
@@ -415,6 +453,8 @@ class ThetaNote:
 
     (``values`` are the parameters' own formats applied to theta.)
     """
+
+    __repr__ = fields_repr
 
     iterations: int
     values: tuple[str, ...]

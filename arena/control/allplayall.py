@@ -12,6 +12,7 @@ from typing import Final
 
 import attrs
 
+from arena import fields_repr
 from arena.control.config import CompetitionConfig, MatchupConfig
 from arena.control.namespace import ControlFile
 from arena.control.openings import OpeningBook, openings_setting
@@ -57,6 +58,8 @@ def matchup_id(first: int, second: int) -> str:
 @attrs.frozen
 class AllPlayAllSettings:
     """The all-play-all part of a control file."""
+
+    __repr__ = fields_repr
 
     competitors: tuple[str, ...]
     settings: GameSettings

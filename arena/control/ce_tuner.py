@@ -22,6 +22,7 @@ from typing import Any, Final
 
 import attrs
 
+from arena import fields_repr
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
 from arena.control.openings import OpeningBook, openings_setting
@@ -57,6 +58,8 @@ def _identity(value: float) -> float:
 @attrs.frozen
 class CeParameter:
     """One ``Parameter`` of a cross-entropy tuner."""
+
+    __repr__ = fields_repr
 
     code: str
     initial_mean: float
@@ -102,6 +105,8 @@ def _probe(transform: Callable[[float], Any], value: float) -> str:
 @attrs.frozen
 class CeTunerSettings:
     """The ``ce_tuner`` part of a control file."""
+
+    __repr__ = fields_repr
 
     parameters: tuple[CeParameter, ...]
     make_candidate: Callable[..., object] = attrs.field(eq=False)

@@ -14,6 +14,7 @@ from typing import Literal
 
 import attrs
 
+from arena import fields_repr
 from arena.control.openings import OpeningBook
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.stats.elo import SPRT
@@ -24,6 +25,8 @@ CrashResult = Literal["void", "forfeit"]
 @attrs.frozen
 class MatchupConfig:
     """One playoff ``Matchup``: two players, how many games, their settings."""
+
+    __repr__ = fields_repr
 
     id: str
     name: str
@@ -46,12 +49,16 @@ class MatchupConfig:
 
 @attrs.frozen
 class PlayoffSettings:
+    __repr__ = fields_repr
+
     matchups: tuple[MatchupConfig, ...]
 
 
 @attrs.frozen
 class CompetitionConfig:
     """A whole control file, validated."""
+
+    __repr__ = fields_repr
 
     control_path: Path
     competition_type: str

@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from arena import fields_repr
 from arena.control.settings import Where
 from arena.errors import ControlFileError
 
@@ -24,6 +25,8 @@ from arena.errors import ControlFileError
 @attrs.frozen
 class DefinedName:
     """A top-level name the control file defines: where, and whether the file reads it."""
+
+    __repr__ = fields_repr
 
     name: str
     line: int | None

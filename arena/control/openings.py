@@ -25,6 +25,7 @@ from typing import Final, Literal
 import attrs
 from sgfmill import sgf, sgf_grammar
 
+from arena import fields_repr
 from arena.control.namespace import ControlFile
 from arena.control.settings import GameSettings
 from arena.control.values import (
@@ -54,6 +55,8 @@ _ILLEGAL_WORDS: Final = {
 class Opening:
     """The moves a game starts from (its job carries it), and where they came from."""
 
+    __repr__ = fields_repr
+
     name: str  # the file, and ``#n`` for the n-th game of a collection
     moves: tuple[tuple[Colour, Point | None], ...]  # None: a pass
 
@@ -61,6 +64,8 @@ class Opening:
 @attrs.frozen(cache_hash=True)
 class OpeningBook:
     """A suite of openings and the order they are played in."""
+
+    __repr__ = fields_repr
 
     source: str  # the setting as written
     board_size: int

@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 
 import attrs
 
+from arena import fields_repr
 from arena.control.timecontrol import (
     DEFAULT_TIME_MARGIN,
     TimeControl,
@@ -62,6 +63,8 @@ DEFAULT_COMMAND_TIMEOUT: Final = 60.0
 class PlayerConfig:
     """One ``Player`` definition, with paths resolved and defaults filled in."""
 
+    __repr__ = fields_repr
+
     code: str
     command: tuple[str, ...]
     cwd: str | None = None
@@ -101,6 +104,8 @@ class Adjudication:
     ``margin`` points ``moves`` checks in a row, that player wins by
     adjudication.
     """
+
+    __repr__ = fields_repr
 
     margin: float
     moves: int = 4  # consecutive checks beyond the margin
@@ -144,6 +149,8 @@ def parse_adjudication(value: object, where: Where) -> Adjudication | None:
 @attrs.frozen
 class GameSettings:
     """How one game is played and scored."""
+
+    __repr__ = fields_repr
 
     board_size: int
     komi: float

@@ -20,6 +20,7 @@ from typing import Final
 
 import attrs
 
+from arena import fields_repr
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
 from arena.control.openings import OpeningBook, openings_setting
@@ -44,6 +45,8 @@ _NO_OPPONENT: Final = "the games are theta + c*delta against theta - c*delta, in
 @attrs.frozen
 class SpsaParameter:
     """One ``Parameter`` of an SPSA tuner."""
+
+    __repr__ = fields_repr
 
     code: str
     start: float
@@ -72,6 +75,8 @@ class SpsaParameter:
 @attrs.frozen
 class SpsaTunerSettings:
     """The ``spsa_tuner`` part of a control file."""
+
+    __repr__ = fields_repr
 
     parameters: tuple[SpsaParameter, ...]
     make_candidate: Callable[..., object] = attrs.field(eq=False)

@@ -22,6 +22,7 @@ from typing import Final, Literal
 
 import attrs
 
+from arena import fields_repr
 from arena.control.values import ConfigToken, Where, describe_value, token_arguments
 
 TimeSystem = Literal["absolute", "byoyomi", "canadian", "fischer", "per_move"]
@@ -49,6 +50,8 @@ class TimeControl:
     moves, or the time for every move with ``per_move``; ``periods`` counts
     byo-yomi periods; ``increment`` is Fischer's, added after each move.
     """
+
+    __repr__ = fields_repr
 
     system: TimeSystem
     main_time: float = 0.0

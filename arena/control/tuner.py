@@ -19,6 +19,7 @@ from typing import Final
 
 import attrs
 
+from arena import fields_repr
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
 from arena.control.openings import OpeningBook, openings_setting
@@ -58,6 +59,8 @@ PARAMETER_ARGUMENTS: Final = ("code", "scale", "split", "format")
 @attrs.frozen
 class McTunerSettings:
     """The ``mc_tuner`` part of a control file."""
+
+    __repr__ = fields_repr
 
     parameters: tuple[ParameterSpec, ...]
     make_candidate: Callable[..., object] = attrs.field(eq=False)

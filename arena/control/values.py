@@ -17,6 +17,7 @@ from typing import Any, Final
 
 import attrs
 
+from arena import fields_repr
 from arena.errors import ControlFileError
 
 IDENTIFIER_PUNCTUATION: Final = frozenset("-!$%&*+.:;<=>?^_~")
@@ -28,6 +29,8 @@ IDENTIFIER_PUNCTUATION: Final = frozenset("-!$%&*+.:;<=>?^_~")
 @attrs.define
 class ConfigToken:
     """A ``Player(...)``/``Matchup(...)`` call, kept for validation later."""
+
+    __repr__ = fields_repr
 
     kind: str
     args: tuple[Any, ...]
@@ -57,6 +60,8 @@ def token_factory(kind: str, filename: str) -> Callable[..., ConfigToken]:
 @attrs.frozen
 class Where:
     """Where a value came from, to build a one-line error about it."""
+
+    __repr__ = fields_repr
 
     path: Path
     setting: str

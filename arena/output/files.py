@@ -31,6 +31,7 @@ from typing import IO, Final
 import attrs
 import trio
 
+from arena import fields_repr
 from arena.events import Event, GameFinished, GameStarted, MovePlayed, event_to_json
 from arena.output.wording import history_lines, log_line
 from arena.store.files import CompetitionFiles
@@ -54,6 +55,8 @@ class RunFiles:
     Subscribe it with ``moves=True``: it keeps one move per game and
     ``MOVE_LINE_SECONDS`` (by ``clock``, the run's trio clock unless given).
     """
+
+    __repr__ = fields_repr
 
     files: CompetitionFiles
     clock: Callable[[], float] = trio.current_time
@@ -111,6 +114,8 @@ class RunFiles:
 @attrs.define
 class GtpLogs:
     """``--log-gtp``: every command and response of a game in ``X.gtplogs/<game id>.log``."""
+
+    __repr__ = fields_repr
 
     files: CompetitionFiles
     _open: dict[str, IO[str]] = attrs.Factory(dict)

@@ -12,12 +12,15 @@ from typing import IO
 
 import attrs
 
+from arena import fields_repr
 from arena.events import Event
 from arena.output.wording import PlainWording
 
 
 @attrs.define
 class PlainLines:
+    __repr__ = fields_repr
+
     code: str
     quiet: bool = False
     out: IO[str] | None = None  # default: sys.stdout at the time of writing

@@ -24,6 +24,8 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from arena import fields_repr
+
 DEFAULT_CONFIDENCE = 0.95
 
 
@@ -123,6 +125,8 @@ _GAME_SCORES = (0.0, 0.5, 1.0)
 class WDL:
     """Wins, losses, draws (jigos) and unknown results, from one player's side."""
 
+    __repr__ = fields_repr
+
     wins: int = 0
     losses: int = 0
     draws: int = 0
@@ -182,6 +186,8 @@ class Pentanomial:
     counts pairs left out because a game's result was unknown.
     """
 
+    __repr__ = fields_repr
+
     counts: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
     incomplete: int = 0
 
@@ -222,6 +228,8 @@ class Pentanomial:
 @attrs.frozen
 class Interval:
     """A point estimate with a two-sided interval (``lower <= value <= upper``)."""
+
+    __repr__ = fields_repr
 
     value: float
     lower: float
@@ -330,6 +338,8 @@ def likelihood_of_superiority(wdl: WDL) -> float:
 class PairingStats:
     """The figures for one pairing, from the side of the player ``wdl`` counts for."""
 
+    __repr__ = fields_repr
+
     wdl: WDL
     win_rate: Interval  # score fraction with its Wilson interval
     elo: Interval
@@ -387,6 +397,8 @@ class SPRT:
     :func:`arena.competitions.matchstats.sprt_model`).
     """
 
+    __repr__ = fields_repr
+
     elo0: float = attrs.field(converter=_to_float)
     elo1: float = attrs.field(converter=_to_float)
     alpha: float = attrs.field(default=0.05, converter=_to_float, validator=_check_probability)
@@ -419,6 +431,8 @@ class SPRT:
 
 @attrs.frozen
 class SprtStatus:
+    __repr__ = fields_repr
+
     llr: float
     lower_bound: float
     upper_bound: float

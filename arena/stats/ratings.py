@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
+from arena import fields_repr
 from arena.stats.elo import DEFAULT_CONFIDENCE, WDL, Interval, z_value
 
 # Natural-log rating units (the Bradley–Terry / logistic parameter) per Elo point.
@@ -23,6 +24,8 @@ _NATS_PER_ELO = math.log(10.0) / 400.0
 class PlayerRating:
     """One player's rating relative to the anchor; ``elo`` is None when not connected to it."""
 
+    __repr__ = fields_repr
+
     player: str
     games: int  # games with a known outcome
     points: float  # a jigo is half a point
@@ -32,6 +35,8 @@ class PlayerRating:
 @attrs.frozen
 class Ratings:
     """Bradley–Terry ratings of an all-play-all, in the order the players were given."""
+
+    __repr__ = fields_repr
 
     anchor: str
     confidence: float
