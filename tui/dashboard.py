@@ -32,6 +32,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 
+from arena import fields_repr
 from arena.events import RunState
 from tui.board_view import clock_cells, position_lines, position_natural_height
 from tui.competition_tables import competition_lines, competition_natural_height
@@ -303,6 +304,8 @@ def dashboard_lines(view: DashboardView, width: int, height: int) -> list[Text]:
 @attrs.frozen
 class Dashboard:
     """A renderable that fits the dashboard to the console it is drawn on."""
+
+    __repr__ = fields_repr
 
     view: DashboardView
 

@@ -31,6 +31,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from arena import fields_repr
 from arena.errors import lone_exception
 from arena.events import ChannelSubscriber, Event, EventBus, open_event_channel
 from tui.dashboard import final_lines, render_dashboard
@@ -99,6 +100,8 @@ async def redraw_on_resize(draw: Callable[[], None]) -> None:
 @attrs.define
 class LiveDashboard:
     """Draws the tracker's view on a rich ``Live`` (the console's size is read per frame)."""
+
+    __repr__ = fields_repr
 
     tracker: RunTracker
     live: Live

@@ -16,6 +16,8 @@ import attrs
 from rich.cells import cell_len, set_cell_size
 from rich.text import Span, Text
 
+from arena import fields_repr
+
 Cell = str | tuple[str, str]  # text, or (text, style)
 
 GAP: Final = "  "
@@ -55,6 +57,8 @@ def line(text: str, width: int, style: str = "") -> Text:
 
 @attrs.frozen
 class Column:
+    __repr__ = fields_repr
+
     header: str
     align: str = "left"  # or "right"
     flexible: bool = False  # shrinks first when the table is too wide

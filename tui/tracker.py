@@ -43,6 +43,7 @@ from typing import Final, assert_never
 
 import attrs
 
+from arena import fields_repr
 from arena.competitions.snapshots import CompetitionSnapshot
 from arena.events import (
     BoardPicture,
@@ -99,6 +100,8 @@ _HOW: Final = {
 class GameView:
     """A game in progress."""
 
+    __repr__ = fields_repr
+
     game_id: str
     black: str
     white: str
@@ -113,6 +116,8 @@ class GameView:
 @attrs.frozen
 class PositionView:
     """The selected game's board: the latest known position, its last move, both clocks."""
+
+    __repr__ = fields_repr
 
     game_id: str
     black: str
@@ -131,6 +136,8 @@ class PositionView:
 class ResultView:
     """A finished game: ``how`` is score, jigo, resign, forfeit, time, claim, void..."""
 
+    __repr__ = fields_repr
+
     game_id: str
     text: str
     how: str
@@ -139,6 +146,8 @@ class ResultView:
 @attrs.frozen
 class DashboardView:
     """Everything one frame of the dashboard shows."""
+
+    __repr__ = fields_repr
 
     code: str
     kind: str
@@ -174,6 +183,8 @@ def _result_view(game_id: str, result: GameResult | None, void_reason: str | Non
 
 @attrs.define
 class _LiveGame:
+    __repr__ = fields_repr
+
     black: str
     white: str
     slot: int | None
@@ -191,6 +202,8 @@ class _LiveGame:
 @attrs.define
 class RunTracker:
     """Folds events into the state shown on screen (see module docstring)."""
+
+    __repr__ = fields_repr
 
     code: str
     clock: Callable[[], float] = time.monotonic

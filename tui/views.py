@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from arena import fields_repr
 from arena.competitions.matchstats import format_elo, format_elo_brief
 from arena.competitions.snapshots import (
     AllPlayAllSnapshot,
@@ -36,6 +37,8 @@ from arena.stats.ratings import PlayerRating
 class Counts:
     """Things going wrong, for the counters line."""
 
+    __repr__ = fields_repr
+
     forfeits: int = 0
     timeouts: int = 0  # games lost on time
     voids: int = 0  # void games (replayed)
@@ -46,6 +49,8 @@ class Counts:
 @attrs.frozen
 class PlayerLine:
     """One player's line in a matchup table (Gomill's columns; a jigo is half a win)."""
+
+    __repr__ = fields_repr
 
     player: str
     wins: float
@@ -62,6 +67,8 @@ class PlayerLine:
 
 @attrs.frozen
 class MatchupView:
+    __repr__ = fields_repr
+
     id: str
     name: str
     games: int
@@ -79,11 +86,15 @@ class MatchupView:
 
 @attrs.frozen
 class PlayoffView:
+    __repr__ = fields_repr
+
     matchups: tuple[MatchupView, ...]
 
 
 @attrs.frozen
 class RatingRow:
+    __repr__ = fields_repr
+
     letter: str
     player: str
     games: int
@@ -94,6 +105,8 @@ class RatingRow:
 
 @attrs.frozen
 class AllPlayAllView:
+    __repr__ = fields_repr
+
     letters: tuple[str, ...]
     competitors: tuple[str, ...]
     grid: tuple[tuple[tuple[float, float] | None, ...], ...]  # row's (wins, losses) v column
@@ -104,6 +117,8 @@ class AllPlayAllView:
 
 @attrs.frozen
 class CandidateView:
+    __repr__ = fields_repr
+
     label: str  # the candidate's coordinates, "(0,1)"
     parameters: str  # engine parameters, "I: 0.01; F: 365.17"
     games: int
@@ -117,6 +132,8 @@ class CandidateView:
 
 @attrs.frozen
 class TunerView:
+    __repr__ = fields_repr
+
     candidates: tuple[CandidateView, ...]  # in the tuner's order (most games first)
     best: CandidateView | None = None
     opponent: str | None = None
@@ -125,6 +142,8 @@ class TunerView:
 @attrs.frozen
 class SampleView:
     """One sample of the cross-entropy tuner's current generation."""
+
+    __repr__ = fields_repr
 
     code: str  # 'g2#17'
     parameters: str
@@ -135,6 +154,8 @@ class SampleView:
 
 @attrs.frozen
 class CeTunerView:
+    __repr__ = fields_repr
+
     generation: int  # 0-based; equals generations once complete
     generations: int
     batch_size: int
@@ -148,6 +169,8 @@ class CeTunerView:
 
 @attrs.frozen
 class SpsaParameterView:
+    __repr__ = fields_repr
+
     code: str
     value: str  # theta now, through the format
     start: float
@@ -159,6 +182,8 @@ class SpsaParameterView:
 
 @attrs.frozen
 class SpsaTunerView:
+    __repr__ = fields_repr
+
     parameters: tuple[SpsaParameterView, ...]
     iterations_done: int
     iterations: int
@@ -171,6 +196,8 @@ CompetitionDetail = PlayoffView | AllPlayAllView | TunerView | CeTunerView | Sps
 @attrs.frozen
 class CompetitionView:
     """What the dashboard shows of a competition, whatever its type."""
+
+    __repr__ = fields_repr
 
     kind: str  # the competition type: "playoff", "allplayall", "mc_tuner", ...
     code: str

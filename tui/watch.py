@@ -47,6 +47,7 @@ import attrs
 import trio
 from rich.console import Console
 
+from arena import fields_repr
 from arena.competitions.snapshots import CeTunerSnapshot, CompetitionSnapshot
 from arena.control.config import CompetitionConfig
 from arena.errors import StateError
@@ -127,6 +128,8 @@ def _signature(path: Path) -> tuple[int, int]:
 @attrs.define
 class CompetitionFollower:
     """Reads what is new in a competition's files and feeds it to a tracker."""
+
+    __repr__ = fields_repr
 
     config: CompetitionConfig
     tracker: RunTracker
