@@ -252,21 +252,20 @@ class Game:
     async def setup_commands(self, colour: Colour, commands: list[tuple[str, ...]]) -> None:
         """Setup commands to ``colour``'s engine, in order; the first refusal voids the game.
 
-        With no command timeout they go in one write (the same limits: none),
-        else one at a time, each with its own timeout: a write of several has
-        one timeout for them all until :meth:`GtpClient.commands` takes one per
-        command (issue 31), when they can always go together.  In one write,
-        the commands after a refused one are answered too (the game is void
-        all the same, and its engines are not kept).
+        They go in one write, each answer with the engine's command timeout
+        (counted from the answer before it, as one at a time).  The commands
+        after a refused one are answered too (the game is void all the same,
+        and its engines are not kept).
         """
         session = self.sessions[colour]
         player = session.player
-        if player.command_timeout is not None or len(commands) < 2:
+        if len(commands) < 2:
             for words in commands:
                 await self.setup_command(colour, *words)
             return
         try:
-            answers = await session.client.commands(*commands, timeout=None)
+            limits = [player.command_timeout] * len(commands)
+            answers = await session.client.commands(*commands, limits=limits)
         except EngineFault as exc:
             self.fault(colour, session, exc)
         for answer in answers:
@@ -471,10 +470,10 @@ class Game:
         ends the game as it would alone (:meth:`Referee.play_rejected`), the
         genmove's answer read and dropped; the genmove is timed, and charged to
         a clock, from that write, whose timeout is the genmove's (``move_timeout``,
-        or the clock's allowance); a genmove without a time limit has its
-        ``play`` sent alone first, with the engine's command timeout (in the
-        same write when that is None too), as are the moves told before
-        scoring or an adjudication check (:meth:`tell_owed_play`).
+        or the clock's allowance); before a genmove without a time limit the
+        ``play`` keeps the engine's command timeout (a limit for each answer).
+        The moves told before scoring or an adjudication check go alone
+        (:meth:`tell_owed_play`).
 
         This is the hot path (once per move): the commands go straight to the
         clients (no :meth:`call` coroutine in between) and the sessions come
@@ -490,23 +489,6 @@ class Game:
         owed, self.owed_play = self.owed_play, None
         if clocked is None:
             timeout = player.move_timeout
-            if timeout is None and owed is not None and player.command_timeout is not None:
-                # A genmove without a time limit after a play with one: the play
-                # goes alone, with its own timeout (tell_owed_play, inlined: one
-                # coroutine layer less under every resumption of the exchange).
-                # With no limit on either, both go in one write (the same limits:
-                # none).  UNTIMED PIPELINE SWITCH: once GtpClient.commands takes a
-                # timeout per command, this branch goes and the batch below gives
-                # the play player.command_timeout and the genmove none (issue 31).
-                try:
-                    await client.command("play", *owed, timeout=player.command_timeout)
-                except CommandFailed as exc:
-                    referee.play_rejected(colour.opponent, exc.failure)
-                    raise Stop from None
-                except EngineFault as exc:
-                    self.fault(colour, session, exc)
-                self.account(client)
-                owed = None
         batch: list[tuple[str, ...]] = [] if owed is None else [("play", *owed)]
         if clocked is not None:
             if clocked.time_left:
@@ -532,7 +514,12 @@ class Game:
                 answer = await client.command(*genmove, timeout=timeout)
             else:
                 batch.append(genmove)
-                answers = await client.commands(*batch, timeout=timeout)
+                if timeout is None:
+                    # An untimed genmove: its play keeps the command timeout.
+                    limits = (player.command_timeout, None)
+                    answers = await client.commands(*batch, limits=limits)
+                else:
+                    answers = await client.commands(*batch, timeout=timeout)
                 answer = self.genmove_answer(
                     colour, owed is not None, clocked if told_time_left else None, answers
                 )

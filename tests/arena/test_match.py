@@ -265,7 +265,7 @@ async def test_crashes_protocol_errors_and_setup_failures_void_the_game(
     ],
 )
 async def test_setup_in_one_write_fails_as_one_command_at_a_time(white_args: list[str]) -> None:
-    """With no command timeout the setup commands go in one write: a refusal or a crash
+    """The setup commands go in one write, with or without a command timeout: a refusal or a crash
     voids the game with the same reason as when they go one at a time."""
     reasons = []
     for limits in ({}, {"command_timeout": None}):
@@ -281,7 +281,7 @@ async def test_setup_in_one_write_fails_as_one_command_at_a_time(white_args: lis
     assert reasons[0] == reasons[1]
 
 
-async def test_setup_goes_in_one_write_with_no_command_timeout() -> None:
+async def test_setup_goes_in_one_write_with_or_without_a_command_timeout() -> None:
     sink = Recorded(traffic=True)
     black = fake_player("a", BLACK_MOVES, command_timeout=None)
     record = await play(job(black, fake_player("b", WHITE_MOVES)), sink)
@@ -294,12 +294,10 @@ async def test_setup_goes_in_one_write_with_no_command_timeout() -> None:
         ]
         return [" ".join([w[0], *w[2:]]) if w[0] == ">>" else " ".join(w) for w in words]
 
-    black_lines = lines("a (black)")
-    setup = black_lines.index(">> boardsize 9")
-    assert black_lines[setup : setup + 3] == [">> boardsize 9", ">> clear_board", ">> komi 7.5"]
-    white_lines = lines("b (white)")
-    setup = white_lines.index(">> boardsize 9")
-    assert white_lines[setup + 1].startswith("<< ")  # with a timeout: one at a time
+    for label in ("a (black)", "b (white)"):  # white has the default command timeout
+        sent = lines(label)
+        setup = sent.index(">> boardsize 9")
+        assert sent[setup : setup + 3] == [">> boardsize 9", ">> clear_board", ">> komi 7.5"]
 
 
 async def test_a_missing_engine_voids_the_game() -> None:
@@ -505,8 +503,8 @@ async def test_a_play_refused_in_one_write_with_the_genmove_ends_the_game_as_alo
         assert white_lines[n + 1].startswith(">> ") and " genmove w" in white_lines[n + 1]
 
 
-async def test_a_play_goes_alone_before_a_genmove_without_a_limit() -> None:
-    """The play's command timeout cannot bound a write that holds an unlimited genmove."""
+async def test_a_play_goes_with_a_genmove_without_a_limit_and_keeps_its_own() -> None:
+    """The play and an unlimited genmove share a write; the play keeps its command timeout."""
     sink = Recorded(traffic=True)
     record = await play(job(fake_player("a", BLACK_MOVES), fake_player("b", WHITE_MOVES)), sink)
     assert record.result is not None, record.void_reason
@@ -515,5 +513,15 @@ async def test_a_play_goes_alone_before_a_genmove_without_a_limit() -> None:
         n for n, line in enumerate(white_lines) if line.startswith(">> ") and " play b " in line
     ]
     assert plays
-    for n in plays:  # its answer is read before the genmove is written
-        assert white_lines[n + 1].startswith("<< "), white_lines[n : n + 2]
+    for n in plays:  # both written before the play's answer is read
+        assert white_lines[n + 1].startswith(">> ") and " genmove w" in white_lines[n + 1]
+
+
+async def test_a_hung_play_before_an_unlimited_genmove_times_out_on_the_command_timeout() -> None:
+    black = fake_player("a", BLACK_MOVES, "--hang-on=play", command_timeout=0.5)
+    with trio.fail_after(60):
+        record = await play(job(black, fake_player("b", WHITE_MOVES)))
+    assert record.result is not None
+    assert (record.result.sgf_result, record.result.end) == ("W+T", EndReason.TIME)
+    assert "did not answer 'play w" in record.result.reason
+    assert "within 0.5s" in record.result.reason
