@@ -66,7 +66,7 @@ def write_ctl(directory: Path, name: str, size: int, games: int, reuse: bool) ->
 
 def run_games(directory: Path, name: str, size: int, games: int, reuse: bool) -> dict[str, float]:
     config = load_control_file(write_ctl(directory, name, size, games, reuse))
-    options = RunOptions(parallel=2, keyboard=False, handle_signals=False)
+    options = RunOptions(parallel=2, keyboard=False, handle_signals=False, freeze_gc=True)
     cpu_before, wall_before = cpu_seconds(), time.perf_counter()
     summary = trio.run(partial(run_competition, config, options))
     cpu, wall = cpu_seconds() - cpu_before, time.perf_counter() - wall_before

@@ -146,7 +146,9 @@ def run(
     bus.subscribe(collect)
     with tempfile.TemporaryDirectory() as tmp:
         config = load_control_file(write_ctl(Path(tmp), games, period, share, reuse))
-        options = RunOptions(parallel=games_at_once, keyboard=False, handle_signals=False)
+        options = RunOptions(
+            parallel=games_at_once, keyboard=False, handle_signals=False, freeze_gc=True
+        )
         cpu_before, wall_before, switches = cpu_seconds(), time.perf_counter(), preemptions()
         lateness = trio.run(partial(run_with_probe, config, options, bus))
         cpu, wall = cpu_seconds() - cpu_before, time.perf_counter() - wall_before
@@ -278,7 +280,9 @@ def run_loaded(games: int, reuse: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "engines.log"
         config = load_control_file(write_loaded_ctl(Path(tmp), games, log, reuse))
-        options = RunOptions(parallel=LOADED_AT_ONCE, keyboard=False, handle_signals=False)
+        options = RunOptions(
+            parallel=LOADED_AT_ONCE, keyboard=False, handle_signals=False, freeze_gc=True
+        )
         with cpu_hog(4, max_seconds=1800):
             load = os.getloadavg()[0]
             wall_before = time.perf_counter()

@@ -100,7 +100,7 @@ def spent(before: dict[str, float], after: dict[str, float]) -> dict[str, float]
 
 async def play(config_path: Path, executor: DaskExecutor | None, parallel: int = PARALLEL) -> float:
     config = load_control_file(config_path)
-    options = RunOptions(parallel=parallel, keyboard=False, handle_signals=False)
+    options = RunOptions(parallel=parallel, keyboard=False, handle_signals=False, freeze_gc=True)
     started = time.perf_counter()
     summary = await run_competition(config, options, executor=executor)
     wall = time.perf_counter() - started

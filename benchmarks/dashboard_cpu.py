@@ -86,7 +86,7 @@ class FrameTimer:
 
 def one_run(directory: Path, name: str, games: int, dashboard: bool) -> dict[str, float]:
     config = load_control_file(write_ctl(directory, name, games))
-    options = RunOptions(parallel=PARALLEL, keyboard=False, handle_signals=False)
+    options = RunOptions(parallel=PARALLEL, keyboard=False, handle_signals=False, freeze_gc=True)
     with open(os.devnull, "w", encoding="utf-8") as null:
         console = Console(file=null, force_terminal=True, width=160, height=50, color_system="256")
         cpu, wall = cpu_seconds(), time.perf_counter()

@@ -121,7 +121,7 @@ def latency_run(
     os.environ["ARENA_BENCH_THINK"] = str(think)
     try:
         config = load_control_file(write_ctl(directory, f"lat{slots}", 9, games, reuse))
-        options = RunOptions(parallel=slots, keyboard=False, handle_signals=False)
+        options = RunOptions(parallel=slots, keyboard=False, handle_signals=False, freeze_gc=True)
         cpu_before, wall_before = cpu_seconds(), time.perf_counter()
         summary = trio.run(partial(run_competition, config, options))
         cpu, wall = cpu_seconds() - cpu_before, time.perf_counter() - wall_before

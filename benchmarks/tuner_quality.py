@@ -300,7 +300,9 @@ def real_arena(directory: Path, runs: int, parallel: int) -> dict[str, Any]:
     start = time.perf_counter()
     for run in range(runs):
         config = load_control_file(mc_ctl(directory, f"real{run}", CLOSE_SET, "kl-ucb"))
-        options = RunOptions(parallel=parallel, keyboard=False, handle_signals=False)
+        options = RunOptions(
+            parallel=parallel, keyboard=False, handle_signals=False, freeze_gc=True
+        )
         summary = trio.run(partial(run_competition, config, options))
         assert summary.games_recorded == MC_GAMES, summary
         files = CompetitionFiles.for_control_file(config.control_path)
