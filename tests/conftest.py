@@ -28,6 +28,7 @@ FAST_MODULES = frozenset(
         "gtp/test_arguments.py",
         "gtp/test_board.py",
         "gtp/test_client.py",
+        "gtp/test_connection.py",
         "gtp/test_nursery_engines.py",
         "gtp/test_process.py",
         "gtp/test_protocol.py",
@@ -45,6 +46,7 @@ FAST_MODULES = frozenset(
         "arena/test_control.py",
         "arena/test_events.py",
         "arena/test_export.py",
+        "arena/test_fields_repr.py",
         "arena/test_html_report.py",
         "arena/test_html_tuner_pages.py",
         "arena/test_match.py",
@@ -54,6 +56,7 @@ FAST_MODULES = frozenset(
         "arena/test_playoff.py",
         "arena/test_records.py",
         "arena/test_referee.py",
+        "arena/test_registry.py",
         "arena/test_reports.py",
         "arena/test_results.py",
         "arena/test_ringmaster.py",
@@ -75,6 +78,7 @@ FAST_MODULES = frozenset(
         "engines/test_mcts_sacrifices.py",
         "engines/test_mcts_search.py",
         "engines/test_mcts_timecontrol.py",
+        "engines/test_mcts_unsure_time.py",
         "engines/test_random.py",
         # tui: the views, the tracker, the dashboard and its frame rate (MockClock)
         "tui/test_dashboard.py",
@@ -82,6 +86,9 @@ FAST_MODULES = frozenset(
         "tui/test_screen_truth.py",
         "tui/test_tracker.py",
         "tui/test_views.py",
+        # the code's shape: the import order of the packages, the benchmarks' imports
+        "test_benchmark_imports.py",
+        "test_layers.py",
     }
 )
 
