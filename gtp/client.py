@@ -206,8 +206,9 @@ class GtpClient:
     _engine_closed: trio.Event | None = attrs.field(init=False, default=None)
     # This trio run's _IoClock, looked up on the first exchange over pipes.
     _io: _IoClock | None = attrs.field(init=False, default=None)
-    # A batch with a limit per answer (commands(limits=...)): the limits, and
-    # the cancel scope that enforces them where no watchdog runs.
+    # A batch's limits, one per answer (commands(limits=...); None: one timeout
+    # for the whole batch), and the cancel scope that enforces its time limit
+    # where no watchdog runs.
     _limits: Sequence[float | None] | None = attrs.field(init=False, default=None)
     _batch_scope: trio.CancelScope | None = attrs.field(init=False, default=None)
     # time.perf_counter just before the last command line was written, and
@@ -360,54 +361,12 @@ class GtpClient:
         line = connection.send_many(commands)
         if not line:
             return []
-        if limits is not None:
-            if any(limit is not None for limit in limits):
-                return await self._limited_batch(commands, line, limits)
-        elif timeout is None:
-            timeout = self.default_timeout
-        if self._log is not None:
-            for one in line[:-1].decode().split("\n"):
-                self._log(">> " + one)
-        exchange = self._exchange_fds if self._fd_streams else self._exchange_streams
-        answers: list[Response] = []
-        response: Response | None = None
-        try:
-            if timeout is None:
-                response = await exchange(line, answers)
-            elif self._watchdog_scope is not None and self._fd_streams:
-                self._arm_watchdog(timeout)
-                try:
-                    response = await exchange(line, answers)
-                except _Overran:
-                    pass
-                finally:
-                    self._deadline = math.inf
-            else:
-                with trio.move_on_after(timeout):
-                    response = await exchange(line, answers)
-            if response is None:
-                assert timeout is not None
-                owed = connection.waiting_for
-                assert owed is not None
-                raise EngineTimeout(describe(owed.name, owed.args), timeout, engine=self.name)
-        except EngineFault as exc:
-            connection.fail(exc)
-            if all(answer.ok for answer in answers):
-                raise
-            results = self._answers(commands, answers)
-            results += [exc] * (len(commands) - len(answers))
-            return results
-        except BaseException:
-            self._interrupted()
-            raise
-        answers.append(response)
-        return self._answers(commands, answers)
-
-    async def _limited_batch(
-        self, commands: tuple[Sequence[str], ...], line: bytes, limits: Sequence[float | None]
-    ) -> list[Answer]:
-        """:meth:`commands` with a time limit for each answer (see there)."""
-        connection = self._connection
+        if limits is None:
+            first = self.default_timeout if timeout is None else timeout  # for the whole batch
+        elif any(limit is not None for limit in limits):
+            first = limits[0]  # re-armed as each answer comes (_collect)
+        else:
+            first, limits = None, None
         if self._log is not None:
             for one in line[:-1].decode().split("\n"):
                 self._log(">> " + one)
@@ -416,8 +375,10 @@ class GtpClient:
         response: Response | None = None
         self._limits = limits
         try:
-            if self._watchdog_scope is not None and self._fd_streams:
-                self._arm_limit(limits[0])
+            if first is None and limits is None:
+                response = await exchange(line, answers)
+            elif self._watchdog_scope is not None and self._fd_streams:
+                self._arm_limit(first)
                 try:
                     response = await exchange(line, answers)
                 except _Overran:
@@ -427,11 +388,11 @@ class GtpClient:
             else:
                 with trio.CancelScope() as scope:
                     self._batch_scope = scope
-                    self._arm_limit(limits[0])
+                    self._arm_limit(first)
                     response = await exchange(line, answers)
             if response is None:
                 owed = connection.waiting_for
-                limit = limits[len(answers)]
+                limit = first if limits is None else limits[len(answers)]
                 assert owed is not None and limit is not None
                 raise EngineTimeout(describe(owed.name, owed.args), limit, engine=self.name)
         except EngineFault as exc:
@@ -451,7 +412,7 @@ class GtpClient:
         return self._answers(commands, answers)
 
     def _arm_limit(self, limit: float | None) -> None:
-        """The time limit of the answer owed next in a batch with limits (None: none)."""
+        """The time limit of the answer owed next in a batch (None: none)."""
         scope = self._batch_scope
         if scope is not None:
             scope.deadline = math.inf if limit is None else trio.current_time() + limit
