@@ -505,15 +505,8 @@ def measure(options: argparse.Namespace) -> dict[str, object]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--games-9x9", type=int, default=40, help="games per 9x9 file")
-    parser.add_argument("--games-19x19", type=int, default=16, help="games per 19x19 file")
-    parser.add_argument("--quick", action="store_true", help="a smoke run: 1 round, few games")
-    parser.add_argument("--peer", type=Path, default=PEER_SOURCE, help="the peer's sources")
-    parser.add_argument("--cache", type=Path, default=cache_dir(), help="where to build it")
-    parser.add_argument("--output", type=Path, help=f"write RESULT here (default {RESULTS})")
+def add_source_options(parser: argparse.ArgumentParser) -> None:
+    """--head, --commit REV, --source DIR: which arena is measured (default: the working tree)."""
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
         "--head",
@@ -527,6 +520,18 @@ def main() -> None:
     source.add_argument(
         "--source", type=Path, help="measure the arena of this source tree (PYTHONPATH)"
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--games-9x9", type=int, default=40, help="games per 9x9 file")
+    parser.add_argument("--games-19x19", type=int, default=16, help="games per 19x19 file")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 1 round, few games")
+    parser.add_argument("--peer", type=Path, default=PEER_SOURCE, help="the peer's sources")
+    parser.add_argument("--cache", type=Path, default=cache_dir(), help="where to build it")
+    parser.add_argument("--output", type=Path, help=f"write RESULT here (default {RESULTS})")
+    add_source_options(parser)
     options = parser.parse_args()
     if options.quick:
         options.rounds, options.games_9x9, options.games_19x19 = 1, 6, 2

@@ -40,6 +40,7 @@ from pathlib import Path
 
 from gomill_side_by_side import (  # this script's folder
     BenchmarkError,
+    add_source_options,
     arena_command,
     arena_environment,
     children_cpu,
@@ -149,19 +150,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--quick", action="store_true", help="a smoke run: 3 runs each")
     parser.add_argument("--output", type=Path, help=f"write RESULT here (default {RESULTS})")
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument(
-        "--head",
-        dest="commit",
-        action="store_const",
-        const="HEAD",
-        help="measure the arena of the repository's HEAD commit (exported to a temporary"
-        " folder), not the working tree's",
-    )
-    source.add_argument("--commit", metavar="REV", help="the same for another commit")
-    source.add_argument(
-        "--source", type=Path, help="measure the arena of this source tree (PYTHONPATH)"
-    )
+    add_source_options(parser)
     options = parser.parse_args()
     if options.quick:
         options.repeat = 3

@@ -192,12 +192,7 @@ class Connection:
         except ProtocolError as exc:
             _, name, args = awaiting[0]
             raise self._broken_protocol(exc, name, args) from None
-        if response is None:
-            return None
-        command_id, name, args = awaiting.pop(0)
-        if response.id != command_id:
-            self._check_id(response, command_id, name, args)
-        return response
+        return None if response is None else self._settle(response)
 
     def next_response(self) -> Response | None:
         """The next owed answer if it is buffered complete already, else None."""
@@ -209,9 +204,11 @@ class Connection:
         except ProtocolError as exc:
             _, name, args = awaiting[0]
             raise self._broken_protocol(exc, name, args) from None
-        if response is None:
-            return None
-        command_id, name, args = awaiting.pop(0)
+        return None if response is None else self._settle(response)
+
+    def _settle(self, response: Response) -> Response:
+        """The answer the first owed command was waiting for: it is owed no longer."""
+        command_id, name, args = self._awaiting.pop(0)
         if response.id != command_id:
             self._check_id(response, command_id, name, args)
         return response
