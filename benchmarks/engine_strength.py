@@ -23,6 +23,21 @@ Who scores a game that ends in two passes, ``--referee``:
 
 Rows carry their ``referee``; a row of one referee never supersedes the other's.
 
+Clocked rows, ``--time-control SPEC``: both players play under the arena's
+clock (the control file's top-level ``time_control = SPEC``), spelt as in a
+control file: ``Absolute(60)`` (one minute each per game), ``ByoYomi(main,
+period, periods)``, ``Canadian(main, period, stones)``, ``Fischer(main,
+increment)``, ``PerMove(seconds)``.  Our engine then runs with ``--playouts 0``
+(its clock decides how long it thinks), so ``--sims`` is refused with it and
+the row records ``sims`` 0 and ``"time_control": "Absolute(60)"`` (null in
+unclocked rows).  Competitions are named ``CONFIG_clock-absolute60_lLEVEL_tt``
+(``ByoYomi(60, 10, 3)``: ``clock-byoyomi60-10-3``; a decimal point is a ``p``:
+``clock-permove0p5``).  The move timeout stays a generous backstop; the clock
+governs.  Every row counts our engine's losses on time (``time_losses``, among
+its ``forfeits``); sims/s is not measured for clocked rows (n/a).  The clocked
+row of the issue: ``--configs heuristic-rave --time-control 'Absolute(60)'
+--games 60 -j 1``.
+
 Then, and with ``--report-only``, it reads every competition in the work
 directory (the arena's journal and SGF records) and prints one row per
 competition: games, wins, win rate ± standard error (sqrt(p(1-p)/n)), how many
@@ -85,7 +100,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any, Final
@@ -95,6 +110,9 @@ import attrs
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from arena.control.timecontrol import TIME_CONTROL_NAMES, parse_time_control  # noqa: E402
+from arena.control.values import ConfigToken, Where  # noqa: E402
+from arena.errors import ControlFileError  # noqa: E402
 from arena.reports.export import counted_results  # noqa: E402
 from arena.results import EndReason  # noqa: E402
 from arena.store.files import CompetitionFiles, atomic_write, is_running  # noqa: E402
@@ -166,7 +184,18 @@ SPEED_GAME: Final = (
 SPEED_POSITIONS: Final = (0, 16, 30)
 
 CODE_PATTERN: Final = re.compile(
-    r"^(?P<config>[a-z0-9-]+)_(?P<sims>[0-9]+)_l(?P<level>[0-9]+)(?P<tt>_tt)?$"
+    r"^(?P<config>[a-z0-9-]+)_(?:(?P<sims>[0-9]+)|clock-(?P<clock>[a-z]+[0-9p]+(?:-[0-9p]+)*))"
+    r"_l(?P<level>[0-9]+)(?P<tt>_tt)?$"
+)
+
+# --time-control: a control file's time control constructor with plain numbers,
+# positional or by name (``ByoYomi(60, 10, 3)``, ``Fischer(main=60, increment=2)``).
+TIME_CONTROL_PATTERN: Final = re.compile(
+    r"^\s*(?P<kind>[A-Za-z]+)\s*\((?P<args>\s*(?:[a-z]+\s*=\s*)?[0-9]+(?:\.[0-9]+)?\s*"
+    r"(?:,\s*(?:[a-z]+\s*=\s*)?[0-9]+(?:\.[0-9]+)?\s*)*)\)\s*$"
+)
+TIME_CONTROL_ARGUMENT: Final = re.compile(
+    r"^\s*(?:(?P<name>[a-z]+)\s*=\s*)?(?P<number>[0-9]+(?:\.[0-9]+)?)\s*$"
 )
 
 # Who scores games that end in two passes (see the module docstring).
@@ -207,6 +236,73 @@ def parse_sims(text: str) -> list[int]:
     return list(dict.fromkeys(values))
 
 
+def parse_time_control_spec(text: str) -> str:
+    """``Absolute(60)`` -> the canonical spelling (``ByoYomi(60, 10, 3)``), checked the
+    way the arena checks a control file's ``time_control``; a bad one is a UsageError."""
+    known = ", ".join(f"{name}(...)" for name in TIME_CONTROL_NAMES)
+    match = TIME_CONTROL_PATTERN.match(text)
+    if match is None or match["kind"] not in TIME_CONTROL_NAMES:
+        raise UsageError(f"--time-control: expected one of {known} with numbers, not {text!r}")
+    kind = match["kind"]
+    args: list[int | float] = []
+    kwargs: dict[str, int | float] = {}
+    for word in match["args"].split(","):
+        argument = TIME_CONTROL_ARGUMENT.match(word)
+        assert argument is not None  # the pattern above matched
+        number = argument["number"]
+        value: int | float = float(number) if "." in number else int(number)
+        if argument["name"] is None:
+            if kwargs:
+                raise UsageError(
+                    f"--time-control: a value by position after one by name in {text!r}"
+                )
+            args.append(value)
+        elif argument["name"] in kwargs:
+            raise UsageError(f"--time-control: {argument['name']} given twice in {text!r}")
+        else:
+            kwargs[argument["name"]] = value
+    names = TIME_CONTROL_NAMES[kind]
+    try:
+        parse_time_control(
+            ConfigToken(kind, tuple(args), dict(kwargs), None),
+            Where(Path("--time-control"), "time_control"),
+        )
+    except ControlFileError as exc:
+        raise UsageError(f"--time-control: {' '.join(exc.message.split())} ({text!r})") from None
+    given = dict(zip(names, args, strict=False)) | kwargs
+    spec = f"{kind}({', '.join(_number_text(given[name]) for name in names)})"
+    if time_control_from_slug(time_control_slug(spec)) != spec:  # e.g. 1e-05 seconds
+        raise UsageError(f"--time-control: cannot name a competition after {text!r}")
+    return spec
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if value == int(value) else repr(float(value))
+
+
+def time_control_slug(spec: str) -> str:
+    """``ByoYomi(60, 10, 3)`` -> ``byoyomi60-10-3`` (a canonical spec; ``.`` -> ``p``)."""
+    kind, _, rest = spec.partition("(")
+    numbers = [word.strip() for word in rest.rstrip(")").split(",")]
+    return kind.lower() + "-".join(numbers).replace(".", "p")
+
+
+def time_control_from_slug(slug: str) -> str | None:
+    """The canonical spec of a :func:`time_control_slug`, None if it is not one."""
+    for kind, names in TIME_CONTROL_NAMES.items():
+        prefix = kind.lower()
+        if not slug.startswith(prefix):
+            continue
+        numbers = slug[len(prefix) :].split("-")
+        if len(numbers) != len(names):
+            return None
+        if not all(re.fullmatch(r"[0-9]+(?:p[0-9]+)?", number) for number in numbers):
+            return None
+        values = (float(number.replace("p", ".")) for number in numbers)
+        return f"{kind}({', '.join(_number_text(value) for value in values)})"
+    return None
+
+
 def engine_args(config: str, sims: int) -> list[str]:
     """The sample engine's options for a configuration (no seed: fresh per process)."""
     return ["--playouts", str(sims), *CONFIGS[config]]
@@ -238,23 +334,36 @@ def find_gnugo() -> str | None:
 # Competitions on disk
 
 
-def competition_code(config: str, sims: int, level: int, referee: str = "gnugo") -> str:
-    """The control file's stem, e.g. ``rave_1000_l10`` (``_tt`` added: the arena scores)."""
-    return f"{config}_{sims}_l{level}" + ("_tt" if referee == "arena" else "")
+def competition_code(
+    config: str, sims: int, level: int, referee: str = "gnugo", time_control: str | None = None
+) -> str:
+    """The control file's stem, e.g. ``rave_1000_l10`` (``_tt`` added: the arena scores);
+    clocked (a canonical ``time_control``, sims not used): ``rave_clock-absolute60_l10``."""
+    middle = str(sims) if time_control is None else f"clock-{time_control_slug(time_control)}"
+    return f"{config}_{middle}_l{level}" + ("_tt" if referee == "arena" else "")
 
 
-def parse_competition_code(code: str) -> tuple[str, int, int, str] | None:
-    """(config, sims, level, referee) from a competition code, None if it is not ours."""
+def parse_competition_code(code: str) -> tuple[str, int, int, str, str | None] | None:
+    """(config, sims, level, referee, time control) from a competition code, None if it is
+    not ours; a clocked competition's sims are 0, an unclocked one's time control None."""
     match = CODE_PATTERN.match(code)
     if match is None:
         return None
     referee = "arena" if match["tt"] else "gnugo"
-    return match["config"], int(match["sims"]), int(match["level"]), referee
+    if match["clock"] is None:
+        return match["config"], int(match["sims"]), int(match["level"]), referee, None
+    time_control = time_control_from_slug(match["clock"])
+    if time_control is None:
+        return None
+    return match["config"], 0, int(match["level"]), referee, time_control
 
 
-def player_codes(config: str, sims: int, level: int) -> tuple[str, str]:
+def player_codes(
+    config: str, sims: int, level: int, time_control: str | None = None
+) -> tuple[str, str]:
     """(our engine, GNU Go) player codes in the control file and the results."""
-    return f"{config}-{sims}", f"gnugo-l{level}"
+    ours = f"{config}-{sims}" if time_control is None else f"{config}-clock"
+    return ours, f"gnugo-l{level}"
 
 
 def control_file_text(
@@ -267,19 +376,28 @@ def control_file_text(
     referee: str = "gnugo",
     python: str = sys.executable,
     root: Path = ROOT,
+    time_control: str | None = None,
 ) -> str:
-    """A playoff control file, our engine v GNU Go, alternating; who scores: ``referee``."""
-    ours, theirs = player_codes(config, sims, level)
-    engine = [python, "-m", "engines.mcts", *engine_args(config, sims)]
+    """A playoff control file, our engine v GNU Go, alternating; who scores: ``referee``;
+    with a (canonical) ``time_control`` both play under it, our engine at ``--playouts 0``."""
+    ours, theirs = player_codes(config, sims, level, time_control)
+    playouts = sims if time_control is None else 0
+    engine = [python, "-m", "engines.mcts", *engine_args(config, playouts)]
     opponent = [gnugo, "--mode", "gtp", "--level", str(level), "--chinese-rules"]
     if referee == "arena":
         opponent.append("--capture-all-dead")
     scorer = "internal" if referee == "arena" else "players"
+    if time_control is None:
+        description = f"{config} at {sims} simulations per move v GNU Go level {level}, 9x9"
+        clock = ""
+    else:
+        description = f"{config} under {time_control} each v GNU Go level {level}, 9x9"
+        clock = f"time_control = {time_control}\n"
     return f"""\
 # Written by benchmarks/engine_strength.py on every run: edit the script, not this file.
 competition_type = 'playoff'
 
-description = {f"{config} at {sims} simulations per move v GNU Go level {level}, 9x9"!r}
+description = {description!r}
 
 players = {{
     {ours!r}: Player({engine!r},
@@ -294,7 +412,7 @@ scorer = {scorer!r}
 move_limit = {MOVE_LIMIT}
 reuse_engines = False
 record_games = True
-
+{clock}
 matchups = [
     Matchup({ours!r}, {theirs!r}, id={MATCHUP_ID!r}, alternating=True,
             number_of_games={games}),
@@ -333,13 +451,15 @@ class Row:
     sims_per_s: float | None = None
     engine_commit: str | None = None  # the engine code the games were played with
     referee: str = "gnugo"  # who scored games ending in two passes (REFEREES)
+    time_control: str | None = None  # both players' clock (canonical spec); None: unclocked
+    time_losses: int = 0  # of ``forfeits``: our engine lost on time (clock or move timeout)
     # what the distinct counts count, kept so that pooled rows count across competitions
     sequences: frozenset[tuple[Any, ...]] = attrs.field(default=frozenset(), repr=False)
     seeds: frozenset[str] = attrs.field(default=frozenset(), repr=False)
 
     @property
-    def setting(self) -> tuple[str, int, int, str]:
-        return (self.config, self.sims, self.level, self.referee)
+    def setting(self) -> tuple[str, int, int, str, str | None]:
+        return (self.config, self.sims, self.level, self.referee, self.time_control)
 
     @property
     def win_rate(self) -> float:
@@ -371,6 +491,8 @@ class Row:
             "engine_args": list(CONFIGS.get(self.config, ())),
             "engine_commit": self.engine_commit,
             "referee": self.referee,
+            "time_control": self.time_control,
+            "time_losses": self.time_losses,
             "updated": self.updated,
         }
 
@@ -420,10 +542,10 @@ def read_competition(control: Path) -> Row | None:
     parsed = parse_competition_code(control.stem)
     if parsed is None:
         return None
-    config, sims, level, referee = parsed
-    ours, theirs = player_codes(config, sims, level)
+    config, sims, level, referee, time_control = parsed
+    ours, theirs = player_codes(config, sims, level, time_control)
     files = CompetitionFiles.for_control_file(control)
-    wins = jigo = no_result = forfeits = opponent_forfeits = 0
+    wins = jigo = no_result = forfeits = opponent_forfeits = time_losses = 0
     sequences = []
     results = list(counted_results(files))
     for result in results:
@@ -436,6 +558,7 @@ def read_competition(control: Path) -> Row | None:
         if result.end in (EndReason.FORFEIT, EndReason.TIME):
             if result.losing_player == ours:
                 forfeits += 1
+                time_losses += result.end is EndReason.TIME
             else:
                 opponent_forfeits += 1
         try:
@@ -479,6 +602,8 @@ def read_competition(control: Path) -> Row | None:
         opponent=opponent_name(engines, theirs, level),
         updated=updated,
         referee=referee,
+        time_control=time_control,
+        time_losses=time_losses,
         sequences=frozenset(sequences),
         seeds=frozenset(seeds),
     )
@@ -509,6 +634,7 @@ def pool(rows: Sequence[Row]) -> Row:
         no_result=sum(row.no_result for row in rows),
         voids=sum(row.voids for row in rows),
         forfeits=sum(row.forfeits for row in rows),
+        time_losses=sum(row.time_losses for row in rows),
         opponent_forfeits=sum(row.opponent_forfeits for row in rows),
         distinct_games=len(sequences),
         recorded_games=sum(row.recorded_games for row in rows),
@@ -523,7 +649,7 @@ def pool(rows: Sequence[Row]) -> Row:
 def pool_with(rows: Sequence[Row], workdirs: Sequence[Path]) -> list[Row]:
     """``rows`` each pooled with the competitions of its setting in ``workdirs`` (earlier
     batches, listed first); the others of those work directories are left out."""
-    batches: dict[tuple[str, int, int, str], list[Row]] = {}
+    batches: dict[tuple[str, int, int, str, str | None], list[Row]] = {}
     for workdir in workdirs:
         if not workdir.is_dir():
             raise UsageError(f"--pool-with: {workdir} is not a directory")
@@ -579,7 +705,16 @@ def read_workdir(workdir: Path) -> list[Row]:
         if row is not None and row.games > 0:
             rows.append(attrs.evolve(row, engine_commit=recorded_commit(control)))
     order = {name: i for i, name in enumerate(CONFIGS)}
-    rows.sort(key=lambda r: (order.get(r.config, len(order)), r.config, r.sims, r.level, r.referee))
+    rows.sort(
+        key=lambda r: (
+            order.get(r.config, len(order)),
+            r.config,
+            r.sims,
+            r.level,
+            r.referee,
+            r.time_control or "",
+        )
+    )
     return rows
 
 
@@ -660,6 +795,9 @@ def format_table(rows: Sequence[Row]) -> str:
         f"{'config':22s}{'referee':>8s}{'sims':>6s}{'level':>6s}{'games':>7s}{'wins':>6s}"
         f"{'win rate':>18s}{'distinct':>10s}{'void/forf':>11s}{'sims/s':>8s}"
     )
+    clocked = any(row.time_control is not None for row in rows)
+    if clocked:  # only then: the unclocked table stays as it was
+        header += "  time control (time losses)"
     lines = [header, "-" * len(header)]
     for row in rows:
         rate = f"{percent(row.win_rate)} ± {percent(row.stderr)}"
@@ -667,11 +805,20 @@ def format_table(rows: Sequence[Row]) -> str:
         if row.recorded_games != row.games:
             distinct += f"/{row.recorded_games}"
         speed = "?" if row.sims_per_s is None else f"{row.sims_per_s:.0f}"
-        lines.append(
-            f"{row.config:22s}{row.referee:>8s}{row.sims:6d}{row.level:6d}{row.games:7d}"
+        sims = f"{row.sims:6d}"
+        if row.time_control is not None:
+            speed, sims = "n/a", f"{'-':>6s}"
+        line = (
+            f"{row.config:22s}{row.referee:>8s}{sims}{row.level:6d}{row.games:7d}"
             f"{row.wins:6d}"
             f"{rate:>18s}{distinct:>10s}{f'{row.voids}/{row.forfeits}':>11s}{speed:>8s}"
         )
+        if clocked:
+            if row.time_control is None:
+                line += "  -"
+            else:
+                line += f"  {row.time_control} ({row.time_losses})"
+        lines.append(line)
     if not rows:
         lines.append("(no games played yet)")
     return "\n".join(lines)
@@ -684,7 +831,7 @@ def describe(row: Row) -> str:
 def verdicts(rows: Sequence[Row], level: int) -> list[str]:
     """One line per target, from the rows against GNU Go ``level``; never a judgement
     stronger than the numbers: 'met', 'not met' or 'not measured yet'."""
-    rows = [row for row in rows if row.level == level]
+    rows = [row for row in rows if row.level == level and row.time_control is None]
     lines = []
     target = f"best config at {TARGET_SIMS} sims >= {TARGET_WIN_RATE:.0%} v GNU Go level {level}"
     at_target = [row for row in rows if row.sims == TARGET_SIMS]
@@ -773,14 +920,20 @@ def run_competitions(args: argparse.Namespace, workdir: Path, gnugo: str) -> Non
     plans: list[Plan] = []
     for config in args.configs:
         for sims in args.sims:
-            code = competition_code(config, sims, args.level, args.referee)
+            code = competition_code(config, sims, args.level, args.referee, args.time_control)
             control = workdir / f"{code}.ctl"
             files = CompetitionFiles.for_control_file(control)
             if is_running(files):
                 print(f"{code}: already running elsewhere; left alone", flush=True)
                 continue
             text = control_file_text(
-                config, sims, args.level, args.games, gnugo=gnugo, referee=args.referee
+                config,
+                sims,
+                args.level,
+                args.games,
+                gnugo=gnugo,
+                referee=args.referee,
+                time_control=args.time_control,
             )
             played = counted_games(control) if control.exists() else 0
             claim_commit(control, code, played)
@@ -834,8 +987,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--sims",
-        default=",".join(map(str, DEFAULT_SIMS)),
-        help="simulations per move, comma-separated (default: 1000,3000)",
+        default=None,
+        help="simulations per move, comma-separated (default: 1000,3000; not with --time-control)",
+    )
+    parser.add_argument(
+        "--time-control",
+        default=None,
+        metavar="SPEC",
+        help="play under the arena's clock, both players, e.g. 'Absolute(60)' (one"
+        " minute each per game); also ByoYomi(main, period, periods), Canadian(main,"
+        " period, stones), Fischer(main, increment), PerMove(seconds); our engine"
+        " runs with --playouts 0 (time decides) and the row records sims 0 and"
+        " its time_control",
     )
     parser.add_argument(
         "--games", type=int, default=None, help="games per competition in all (played ones count)"
@@ -901,7 +1064,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def validate(args: argparse.Namespace) -> None:
     args.configs = parse_configs(args.configs)
-    args.sims = parse_sims(args.sims)
+    if args.time_control is not None:
+        if args.sims is not None:
+            raise UsageError("--sims goes without --time-control (the clock decides)")
+        args.time_control = parse_time_control_spec(args.time_control)
+        args.sims = [0]
+    else:
+        args.sims = parse_sims(",".join(map(str, DEFAULT_SIMS)) if args.sims is None else args.sims)
     if args.jobs < 1:
         raise UsageError(f"-j: expected a positive integer, not {args.jobs}")
     if args.batch < 0:
@@ -931,6 +1100,31 @@ def earlier_rows(path: Path) -> list[dict[str, Any]]:
     return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
 
 
+def merge_results(
+    earlier: Sequence[dict[str, Any]],
+    current: Sequence[dict[str, Any]],
+    older: Callable[[str | None, str | None], bool],
+) -> list[dict[str, Any]]:
+    """``merge_rows`` within each time control: its setting leaves the clock out (a clocked
+    row's sims are 0), and a row under one clock never supersedes one under another."""
+
+    def clock(row: Mapping[str, Any]) -> str | None:
+        value = row.get("time_control")
+        return None if value is None else str(value)
+
+    clocks = list(dict.fromkeys(clock(row) for row in [*earlier, *current]))
+    if clocks in ([], [None]):  # no clocked rows: exactly as before
+        return merge_rows(earlier, current, older)
+    merged: list[dict[str, Any]] = []
+    for each in clocks:
+        merged += merge_rows(
+            [row for row in earlier if clock(row) == each],
+            [row for row in current if clock(row) == each],
+            older,
+        )
+    return merged
+
+
 def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
     head = current_commit(ROOT)
     rows = [
@@ -942,18 +1136,23 @@ def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
     if args.no_speed:
         speeds = previous_speeds(output)
         rows = [
-            attrs.evolve(r, sims_per_s=speeds.get((r.config, r.sims, r.engine_commit)))
+            attrs.evolve(
+                r,
+                sims_per_s=None
+                if r.time_control is not None
+                else speeds.get((r.config, r.sims, r.engine_commit)),
+            )
             for r in rows
         ]
-    elif rows:
+    elif any(r.time_control is None for r in rows):
         print("measuring simulations/s ...", flush=True)
         boards = speed_positions()
         measured: dict[tuple[str, int], float | None] = {}
         for row in rows:
             key = (row.config, row.sims)
-            if key not in measured:
+            if key not in measured and row.time_control is None:  # clocked: n/a
                 measured[key] = measure_sims_per_s(row.config, row.sims, boards)
-        rows = [attrs.evolve(r, sims_per_s=measured[(r.config, r.sims)]) for r in rows]
+        rows = [attrs.evolve(r, sims_per_s=measured.get((r.config, r.sims))) for r in rows]
     print()
     print(
         f"sample engine v GNU Go, 9x9, komi {KOMI}, area scoring (referee: who scores games"
@@ -967,7 +1166,7 @@ def report(args: argparse.Namespace, workdir: Path, output: Path) -> None:
         print(f"\nno games in {workdir}: {output} left as it was")
     else:
         output.parent.mkdir(parents=True, exist_ok=True)
-        merged = merge_rows(earlier_rows(output), json_rows(rows), git_older(ROOT))
+        merged = merge_results(earlier_rows(output), json_rows(rows), git_older(ROOT))
         data = json.dumps(merged, indent=2) + "\n"
         atomic_write(output, data.encode(), durable=False)
         kept = len(merged) - len(rows)

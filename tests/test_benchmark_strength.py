@@ -143,12 +143,135 @@ def test_a_config_the_engine_refuses_is_one_line_not_a_traceback(
 
 def test_competition_codes_round_trip() -> None:
     code = es.competition_code("heuristic-rave-graph", 3000, 10)
-    assert es.parse_competition_code(code) == ("heuristic-rave-graph", 3000, 10, "gnugo")
+    assert es.parse_competition_code(code) == ("heuristic-rave-graph", 3000, 10, "gnugo", None)
     code = es.competition_code("uct", 1000, 8, "arena")
     assert code == "uct_1000_l8_tt"
-    assert es.parse_competition_code(code) == ("uct", 1000, 8, "arena")
+    assert es.parse_competition_code(code) == ("uct", 1000, 8, "arena", None)
     assert es.parse_competition_code("demo") is None
     assert es.parse_competition_code("uct_1000") is None
+
+
+@pytest.mark.parametrize(
+    ("given", "spec", "code"),
+    [
+        ("Absolute(60)", "Absolute(60)", "heuristic-rave_clock-absolute60_l10_tt"),
+        (" ByoYomi(60,10, 3) ", "ByoYomi(60, 10, 3)", "heuristic-rave_clock-byoyomi60-10-3_l10_tt"),
+        ("Canadian(600, 300, 25)", "Canadian(600, 300, 25)", None),
+        ("Fischer(main=60, increment=2.5)", "Fischer(60, 2.5)", None),
+        ("PerMove(0.5)", "PerMove(0.5)", "heuristic-rave_clock-permove0p5_l10_tt"),
+    ],
+)
+def test_clocked_competition_codes_round_trip(given: str, spec: str, code: str | None) -> None:
+    assert es.parse_time_control_spec(given) == spec
+    made = es.competition_code("heuristic-rave", 3000, 10, "arena", spec)
+    if code is not None:
+        assert made == code
+    assert "3000" not in made  # the clock, not the sims, names a clocked competition
+    assert es.parse_competition_code(made) == ("heuristic-rave", 0, 10, "arena", spec)
+    gnugo = es.competition_code("uct", 0, 8, "gnugo", spec)
+    assert es.parse_competition_code(gnugo) == ("uct", 0, 8, "gnugo", spec)
+    assert es.parse_competition_code("uct_clock-hourglass60_l10") is None
+    assert es.parse_competition_code("uct_clock-absolute60-1_l10") is None
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "Absolute(0)",
+        "Absolute(-1)",
+        "Absolute(60",
+        "Hourglass(60)",
+        "ByoYomi(60)",
+        "ByoYomi(60, 10, 2.5)",
+        "Absolute(1e3)",
+        "Absolute(0.00001)",
+        "Absolute(x=1)",
+        "Absolute(60); import os",
+        "",
+    ],
+)
+def test_a_bad_time_control_is_one_line_and_status_2(
+    spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(es.UsageError, match="--time-control"):
+        es.parse_time_control_spec(spec)
+    assert es.main(["--time-control", spec, "--games", "1", "--configs", "uct"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("engine_strength: --time-control:") and err.count("\n") == 1
+
+
+def test_sims_are_refused_with_a_time_control(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--time-control", "Absolute(60)", "--sims", "3000", "--games", "1"]
+    assert es.main(argv) == 2
+    assert "--sims goes without --time-control" in capsys.readouterr().err
+
+
+# The control file of the unclocked competition, as before --time-control: a running
+# benchmark rewrites its .ctl whenever the text differs, so it must not change.
+UNCLOCKED_CONTROL = """\
+# Written by benchmarks/engine_strength.py on every run: edit the script, not this file.
+competition_type = 'playoff'
+
+description = 'heuristic-rave at 3000 simulations per move v GNU Go level 10, 9x9'
+
+players = {
+    'heuristic-rave-3000': Player(['/usr/bin/python3', '-m', 'engines.mcts', '--playouts', '3000', '--rave', 'mse', '--priors', 'heuristic'],
+        cwd='/repo', is_reliable_scorer=False, move_timeout=900.0),
+    'gnugo-l10': Player(['/usr/games/gnugo', '--mode', 'gtp', '--level', '10', '--chinese-rules', '--capture-all-dead'],
+        is_reliable_scorer=False, move_timeout=900.0),
+}
+
+board_size = 9
+komi = 7.5
+scorer = 'internal'
+move_limit = 400
+reuse_engines = False
+record_games = True
+
+matchups = [
+    Matchup('heuristic-rave-3000', 'gnugo-l10', id='vs-gnugo', alternating=True,
+            number_of_games=200),
+]
+"""  # noqa: E501
+
+
+def test_the_unclocked_control_file_is_unchanged() -> None:
+    text = es.control_file_text(
+        "heuristic-rave",
+        3000,
+        10,
+        200,
+        gnugo="/usr/games/gnugo",
+        referee="arena",
+        python="/usr/bin/python3",
+        root=Path("/repo"),
+    )
+    assert text == UNCLOCKED_CONTROL
+    assert es.competition_code("heuristic-rave", 3000, 10, "arena") == "heuristic-rave_3000_l10_tt"
+
+
+def test_a_clocked_control_file_sets_the_clock_and_lets_time_decide(tmp_path: Path) -> None:
+    spec = es.parse_time_control_spec("Absolute(60)")
+    control = tmp_path / f"{es.competition_code('heuristic-rave', 0, 10, 'arena', spec)}.ctl"
+    text = es.control_file_text(
+        "heuristic-rave", 0, 10, 60, gnugo="/usr/games/gnugo", referee="arena", time_control=spec
+    )
+    assert "\ntime_control = Absolute(60)\n" in text
+    assert "'--playouts', '0'" in text
+    control.write_text(text)
+    config = load_control_file(control)
+    ours = config.players["heuristic-rave-clock"]
+    assert ours.command[3:5] == ("--playouts", "0")
+    assert ours.time_control is None  # the game's clock, the same for both
+    assert ours.move_timeout == es.MOVE_TIMEOUT  # the backstop stays
+    (matchup,) = config.playoff.matchups
+    clock = matchup.settings.time_control
+    assert clock is not None and (clock.system, clock.main_time) == ("absolute", 60.0)
+    # the sims given are not the engine's: the clock decides
+    again = es.control_file_text(
+        "heuristic-rave", 3000, 10, 60, gnugo="/usr/games/gnugo", referee="arena", time_control=spec
+    )
+    assert "'--playouts', '0'" in again and "3000" not in again
 
 
 def test_control_file_plays_alternating_9x9_scored_by_gnugo_alone(tmp_path: Path) -> None:
@@ -236,6 +359,64 @@ def test_the_report_lists_competitions_with_games_and_writes_the_json(
     assert (entry["config"], entry["sims"], entry["games"], entry["wins"]) == ("uct", 1000, 5, 3)
     assert entry["opponent"] == "GNU Go 3.8 level 10"
     assert entry["sims_per_s"] is None  # --no-speed and no earlier measurement
+
+
+def test_a_clocked_row_records_its_clock_and_our_losses_on_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ours = "uct-clock"
+    control = tmp_path / "uct_clock-absolute60_l10_tt.ctl"
+    control.write_text("# not run in these tests\n")
+    files = CompetitionFiles.for_control_file(control)
+    games = [
+        GameResult("vs-gnugo_0", ours, GNUGO, Colour.BLACK, EndReason.RESIGN),
+        GameResult("vs-gnugo_1", GNUGO, ours, Colour.BLACK, EndReason.TIME),  # ours lost on time
+        GameResult("vs-gnugo_2", ours, GNUGO, Colour.WHITE, EndReason.FORFEIT),  # ours forfeited
+        GameResult("vs-gnugo_3", GNUGO, ours, Colour.WHITE, EndReason.TIME),  # GNU Go on time
+    ]
+    store = StateStore(files, "playoff", durable=False)
+    store.open()
+    for seed, result in enumerate(games):
+        engines = {ours: OUR_DESCRIPTION.format(seed), GNUGO: GNUGO_DESCRIPTION}
+        store.append(ResultEntry(result, engines))
+    store.close()
+    summary = es.read_competition(control)
+    assert (summary.config, summary.sims, summary.time_control) == ("uct", 0, "Absolute(60)")
+    assert (summary.games, summary.wins) == (4, 2)
+    assert (summary.forfeits, summary.time_losses, summary.opponent_forfeits) == (2, 1, 1)
+    entry = summary.to_json()
+    assert (entry["time_control"], entry["time_losses"], entry["sims"]) == ("Absolute(60)", 1, 0)
+    assert es.read_competition(fake_competition(tmp_path)).to_json()["time_control"] is None
+    output = tmp_path / "out.json"
+    older = {"config": "uct", "sims": 1000, "level": 10, "games": 3, "wins": 1, "sims_per_s": 900}
+    output.write_text(json.dumps([older]))  # an older row, without the key
+    argv = ["--report-only", "--no-speed", "--workdir", str(tmp_path), "--output", str(output)]
+    assert es.main(argv) == 0
+    out = capsys.readouterr().out
+    (line,) = [line for line in out.splitlines() if line.startswith("uct ") and "Absolute" in line]
+    assert "n/a" in line and "Absolute(60) (1)" in line
+    rows = json.loads(output.read_text())
+    assert [(r["sims"], r.get("time_control")) for r in rows] == [
+        (1000, None),
+        (1000, None),
+        (0, "Absolute(60)"),
+    ]
+    assert rows[2]["sims_per_s"] is None  # not measured under a clock
+    assert "time_control" not in rows[0]  # the older row loads and is kept as it was
+
+
+def test_a_clocked_row_never_supersedes_another_clock_or_the_unclocked() -> None:
+    unclocked = {"config": "uct", "sims": 0, "level": 10, "engine_commit": "a"}
+    minute = dict(unclocked, time_control="Absolute(60)")
+    now = dict(unclocked, time_control="Absolute(120)", engine_commit="b")
+    merged = es.merge_results([unclocked, minute], [now], lambda a, b: False)
+    assert [r.get("superseded_by") for r in merged] == [None, None, None]
+    later = dict(minute, engine_commit="c")
+    merged = es.merge_results(merged, [later], lambda a, b: False)
+    superseded = {
+        r.get("time_control"): r.get("superseded_by") for r in merged if r["engine_commit"] != "c"
+    }
+    assert superseded == {None: None, "Absolute(60)": "c", "Absolute(120)": None}
 
 
 def test_win_rate_and_standard_error() -> None:
