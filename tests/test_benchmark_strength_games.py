@@ -1,0 +1,111 @@
+"""``benchmarks/strength_games.py``: reading our engine's beliefs from game records."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from sgfmill import sgf
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "strength_games.py"
+
+
+def load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("strength_games", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+sg = load_script()
+
+
+def record(ours: str, result: str, rates: list[float]) -> bytes:
+    """A 9x9 game: our engine plays ``ours`` and explains each move with the given win rates
+    (for the side to move, alternately worded for black and white to check the flip)."""
+    game = sgf.Sgf_game(9)
+    root = game.get_root()
+    root.set("PB", "arena-mcts:0.1.0" if ours == "b" else "GNU Go:3.8")
+    root.set("PW", "GNU Go:3.8" if ours == "b" else "arena-mcts:0.1.0")
+    root.set("RE", result)
+    other = "w" if ours == "b" else "b"
+    colour_word = {"b": "black", "w": "white"}
+    for i, rate in enumerate(rates):
+        if ours == "w":
+            game.extend_main_sequence().set_move(other, (0, i))
+        node = game.extend_main_sequence()
+        node.set_move(ours, (8, i))
+        # every second explanation gives the opponent's rate, as the engine may word it
+        word, shown = (ours, rate) if i % 2 == 0 else (other, 1 - rate)
+        node.set(
+            "C",
+            f"A1: win rate {shown * 100:.1f}% for {colour_word[word]}, 3000 root visits"
+            f" in 0.5 s; pv A1",
+        )
+        if ours == "b":
+            game.extend_main_sequence().set_move(other, (0, i))
+    return game.serialise()
+
+
+def test_a_collapse_is_a_loss_once_believed_won() -> None:
+    story = sg.read_story(record("w", "B+R", [0.55, 0.75, 0.6, 0.4, 0.2]))
+    assert story is not None
+    assert not story.won and story.resigned
+    assert [round(b.win_rate, 3) for b in story.beliefs] == [0.55, 0.75, 0.6, 0.4, 0.2]
+    assert story.peak() == pytest.approx(0.75)
+    # white's moves are 2, 4, 6, 8, 10: the belief fell below 50% for good at move 8
+    assert story.turn() == 8
+    summary = sg.summarise("c", [story], 0.7)
+    assert (summary.losses, summary.resigned, summary.collapsed, summary.never_ahead) == (
+        1,
+        1,
+        1,
+        0,
+    )
+    assert summary.turn_median == 8
+
+
+def test_wins_losses_and_doubts_are_counted_apart() -> None:
+    stories = [
+        sg.read_story(record("b", "B+0.5", [0.5, 0.45, 0.6])),  # a win once in doubt
+        sg.read_story(record("b", "B+R", [0.6, 0.7])),  # a win, never in doubt
+        sg.read_story(record("b", "W+3.5", [0.4, 0.3, 0.2])),  # counted loss, never ahead
+        sg.read_story(record("w", "B+R", [0.6, 0.55, 0.3])),  # resigned, peak below 70%
+    ]
+    assert all(story is not None for story in stories)
+    summary = sg.summarise("c", stories, 0.7)
+    assert (summary.games, summary.wins, summary.losses) == (4, 2, 2)
+    assert summary.resigned == 1
+    assert summary.collapsed == 0
+    assert summary.never_ahead == 1
+    assert summary.wins_in_doubt == 1
+    assert summary.visits_median == 3000
+
+
+def test_a_game_without_our_engine_is_skipped() -> None:
+    game = sgf.Sgf_game(9)
+    game.get_root().set("PB", "GNU Go:3.8")
+    game.get_root().set("PW", "GNU Go:3.8")
+    assert sg.read_story(game.serialise()) is None
+
+
+def test_the_command_summarises_a_work_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    games = tmp_path / "heuristic-rave_3000_l10_tt.games"
+    games.mkdir()
+    (games / "vs-gnugo_000.sgf").write_bytes(record("b", "B+1.5", [0.6, 0.65]))
+    (games / "vs-gnugo_001.sgf").write_bytes(record("w", "B+R", [0.8, 0.1]))
+    assert sg.main(["--workdir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    result = json.loads(out.strip().splitlines()[-1].removeprefix("RESULT "))
+    assert result[0]["code"] == "heuristic-rave_3000_l10_tt"
+    assert (result[0]["wins"], result[0]["collapsed"]) == (1, 1)
+    assert sg.main(["--workdir", str(tmp_path), "nothing"]) == 2
+    assert "no game records" in capsys.readouterr().err
