@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import AsyncIterator, Callable
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 import attrs
 import trio
@@ -28,11 +28,12 @@ from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TIME_COMMANDS
 from arena.run.sink import GameSink
 from arena.run.stalls import usable_cores
-from gtp.client import GtpClient
 from gtp.errors import CommandFailed, EngineStartError, GtpError
-from gtp.launch import start_engine
 from gtp.process import ShutdownTimings, SpawnedChild, StderrMode, spawn_off_the_loop
 from gtp.spawn import spawn_child, split_command
+
+if TYPE_CHECKING:
+    from gtp.client import GtpClient
 
 STDERR_LOG_CAP: Final = 64 * 1024  # bytes of one engine's stderr kept in X.log per game
 _OPTIONAL_COMMANDS: Final = (
@@ -185,6 +186,10 @@ async def start_session(
     the CPUs the engine (and every process it starts) may run on.  Stop the
     session with :meth:`EngineSession.close` (cancelling ``nursery`` stops it too).
     """
+    # The GTP client (gtp.client, gtp.launch: ~5 ms of CPU to import) with the first
+    # engine, not at the run's start: a run may start none (-g 0, a complete competition).
+    from gtp.launch import start_engine
+
     session = EngineSession(player, watch=watch)
     mode: StderrMode = "keep" if stderr == "log" else stderr
     environment = {**player.environ_dict, **env}
