@@ -9,37 +9,27 @@ exits with 130.  Never a traceback for those.
 
 from __future__ import annotations
 
+import argparse
+import atexit
 import gc
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
-# Loading modules makes tens of thousands of objects and no garbage; with the collector on,
-# it walks them again and again while they load (some 80 collections for these, trio's and
-# the run's: ~10 ms of CPU at every start).  It is off while they load, here and in
-# _loading() for those loaded on demand, and back on before anything runs.
-_COLLECTING = gc.isenabled()
-gc.disable()
-try:
-    import argparse
-    import sys
-    from collections.abc import Callable, Iterator, Sequence
-    from contextlib import contextmanager
-    from functools import partial
-    from pathlib import Path
-    from typing import TYPE_CHECKING, Final
-
-    from arena.competitions.base import Competition
-    from arena.competitions.loader import load_control_file
-    from arena.control.config import CompetitionConfig
-    from arena.control.settings import cluster_address
-    from arena.errors import ControlFileError, RunError, StateError
-    from arena.reports.export import EXPORT_FORMATS, export_command
-    from arena.reports.text import competition_report
-    from arena.store.files import CompetitionFiles, CompetitionLocked, existing_outputs, is_running
-    from arena.store.files import reset as reset_files
-    from arena.store.journal import read_state
-    from arena.store.restore import load_competition
-finally:
-    if _COLLECTING:
-        gc.enable()
+from arena.competitions.base import Competition
+from arena.competitions.loader import load_control_file
+from arena.control.config import CompetitionConfig
+from arena.control.settings import cluster_address
+from arena.errors import ControlFileError, RunError, StateError
+from arena.reports.export import EXPORT_FORMATS, export_command
+from arena.reports.text import competition_report
+from arena.store.files import CompetitionFiles, CompetitionLocked, existing_outputs, is_running
+from arena.store.files import reset as reset_files
+from arena.store.journal import read_state
+from arena.store.restore import load_competition
 
 if TYPE_CHECKING:
     from arena.run.ringmaster import RunOptions, RunSummary
@@ -176,18 +166,6 @@ def split_words(words: Sequence[str]) -> tuple[str, str]:
     )
 
 
-@contextmanager
-def _loading() -> Iterator[None]:
-    """The collector off while modules load (see the imports above)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
-
-
 def _html_writer() -> Callable[..., Path]:
     """``write_html_report``, imported only when wanted: it needs matplotlib (``[report]``)."""
     try:
@@ -217,7 +195,47 @@ def _load_results(config: CompetitionConfig) -> Competition:
     return load_competition(config, loaded)
 
 
+_exit_frozen = False
+
+
+def _freeze_at_exit() -> None:
+    """Have the interpreter's exit leave every object alive then to the end of the process.
+
+    Python's finalization runs full collections over all objects left, some 100,000 after a
+    run (trio, the arena's modules): ~40 ms of CPU at every exit, for garbage the exit
+    frees anyway.  Frozen objects are out of the collector's sight; the arena's files are
+    closed by then (each is closed where it is written, the lock released by the run).
+    At exit only: a caller of :func:`main` in its own process (a test) is not affected
+    before that process ends.
+    """
+    global _exit_frozen
+    if not _exit_frozen:
+        _exit_frozen = True
+        atexit.register(gc.freeze)
+
+
+@contextmanager
+def _loading(*, freeze: bool) -> Iterator[None]:
+    """With ``freeze`` (a run), the collector off while modules load, what they made frozen
+    after.  Loading trio and the run's modules makes some 40,000 objects and no garbage;
+    the collector walked them some 50 times as they loaded.  A run freezes what is alive
+    as it starts anyway (``RunOptions.freeze_gc``), and unfreezes it when it ends: this
+    freezes the same objects a moment earlier."""
+    if not freeze:
+        yield
+        return
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _freeze_at_exit()
     parser = build_parser()
     options = parser.parse_intermixed_args(argv)
     try:
@@ -346,11 +364,14 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         return EXIT_OK
     # The commands that run engines or follow a run need trio; the quick ones
     # above don't import it, which keeps `arena show` fast to start.
-    with _loading():
+    with _loading(freeze=action == "run"):
         import trio
 
         from arena.events import RunState
         from arena.run.ringmaster import RunOptions, check_players
+
+        if action == "run":
+            from arena_cli.run import run_with_display  # the dashboard, plain lines or quiet
 
     if action == "watch":
         from tui.watch import watch_competition
@@ -386,9 +407,6 @@ def _dispatch(action: str, control: Path, options: argparse.Namespace) -> int:
         affinity=options.affinity,
         freeze_gc=True,  # this process is the arena's own
     )
-    with _loading():
-        from arena_cli.run import run_with_display  # the dashboard, plain lines or quiet
-
     if cluster is None:
         summary = trio.run(partial(run_with_display, quiet=options.quiet), config, run_options)
     else:
