@@ -14,7 +14,6 @@ errors.
 
 from __future__ import annotations
 
-import datetime
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -116,6 +115,8 @@ def _set_time_control(root: sgf.Tree_node, job: GameJob) -> None:
 def build_sgf(record: GameRecord) -> bytes:
     """The SGF bytes of one game record."""
     # sgfmill (~3 ms of CPU to import) is loaded with the first record, not at the run's start.
+    import datetime
+
     from sgfmill import sgf, sgf_grammar
 
     job = record.job

@@ -24,7 +24,8 @@ CONTROL = (
     "matchups = [Matchup('a', 'b', number_of_games=2)]\n"
 )
 
-# Loaded with the first game, an openings file, a misspelt name or `arena export`.
+# Loaded with the first game, an openings file, a misspelt name or `arena export`
+# (datetime: with the first record or status).
 NOT_AT_START = (
     "gtp.client",
     "gtp.launch",
@@ -34,6 +35,7 @@ NOT_AT_START = (
     "sgfmill",
     "difflib",
     "csv",
+    "datetime",
 )
 
 
