@@ -25,10 +25,12 @@ CONTROL = (
 )
 
 # Loaded with the first game, an openings file, a misspelt name or `arena export`
-# (datetime: with the first record or status).
+# (datetime: with the first record or status; gtp.protocol: with GTP commands to send).
 NOT_AT_START = (
     "gtp.client",
     "gtp.launch",
+    "gtp.process",
+    "gtp.protocol",
     "arena.run.match",
     "arena.run.game",
     "arena.run.referee",
