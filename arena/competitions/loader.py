@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import difflib
 import os
 import traceback
 from pathlib import Path
@@ -213,6 +212,8 @@ def _did_you_mean(exc: Exception, namespace: dict[str, Any]) -> str:
         return ""
     known = [name for name in namespace if not name.startswith("__")]
     known += [name for name in dir(builtins) if not name.startswith("_")]
+    import difflib  # only for a misspelt name (~1 ms of CPU to import)
+
     close = difflib.get_close_matches(exc.name, known, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

@@ -20,10 +20,9 @@ from __future__ import annotations
 import functools
 import random
 from pathlib import Path
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 import attrs
-from sgfmill import sgf, sgf_grammar
 
 from arena import fields_repr
 from arena.control.namespace import ControlFile
@@ -39,6 +38,9 @@ from arena.control.values import (
 )
 from gtp.board import Board, IllegalMove, KoRule
 from gtp.vertex import Colour, Point, format_vertex
+
+if TYPE_CHECKING:
+    from sgfmill import sgf
 
 OpeningOrder = Literal["sequential", "random"]
 OPENINGS_ARGUMENTS: Final = ("path", "moves", "order", "seed")
@@ -106,6 +108,9 @@ def _files(path: Path, where: Where) -> list[Path]:
 
 def _read_file(path: Path, moves: int | None, where: Where) -> list[tuple[int, Opening]]:
     """(board size, opening) for each game in one SGF file."""
+    # sgfmill (~3 ms of CPU to import) only when a control file has openings.
+    from sgfmill import sgf, sgf_grammar
+
     try:
         trees = sgf_grammar.parse_sgf_collection(path.read_bytes())
     except OSError as exc:

@@ -40,7 +40,6 @@ from arena.control.values import describe_value as describe_value
 from arena.control.values import expand_path, token_arguments
 from arena.control.values import token_factory as token_factory
 from gtp.handicap import max_fixed_handicap
-from gtp.protocol import is_well_formed_word
 from gtp.vertex import MAX_BOARD_SIZE, MIN_BOARD_SIZE
 
 HandicapStyle = Literal["fixed", "free"]
@@ -246,6 +245,8 @@ def _gtp_command(value: object, where: Where) -> tuple[str, ...]:
         raise where.error(f"expected a GTP command (string or list), not {describe_value(value)}")
     if not words:
         raise where.error("empty GTP command")
+    from gtp.protocol import is_well_formed_word  # the GTP codec: not needed at the start
+
     for word in words:
         if not is_well_formed_word(word):
             raise where.error(f"{word!r} cannot be sent as a GTP word")

@@ -21,7 +21,6 @@ reset`` deletes them).  :class:`GtpLogs` opens ``X.gtplogs/<game>.log`` for
 
 from __future__ import annotations
 
-import datetime
 import json
 import time
 from collections.abc import Callable
@@ -45,7 +44,8 @@ def _open_append(path: Path) -> IO[str]:
 
 
 def _stamp() -> str:
-    return datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S")
+    # As datetime.datetime.now().strftime(...), without importing datetime at the start.
+    return time.strftime("%Y-%m-%d %H:%M:%S")
 
 
 @attrs.define

@@ -12,7 +12,6 @@ and null in JSON.
 
 from __future__ import annotations
 
-import csv
 import json
 import sys
 from collections.abc import Iterator
@@ -77,6 +76,8 @@ def export_games(files: CompetitionFiles, export_format: ExportFormat, out: IO[s
     """Write every counted game to ``out``; returns the number of rows."""
     rows = [game_row(result) for result in counted_results(files)]
     if export_format == "csv":
+        import csv  # only for `arena export` (the CLI imports this module for every command)
+
         writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
         writer.writerows({k: "" if v is None else v for k, v in row.items()} for row in rows)

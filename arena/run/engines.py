@@ -17,9 +17,10 @@ own, as starting and stopping engines is much of a short game's cost.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import AsyncIterator, Callable
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 import attrs
 import trio
@@ -28,11 +29,12 @@ from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TIME_COMMANDS
 from arena.run.sink import GameSink
 from arena.run.stalls import usable_cores
-from gtp.client import GtpClient
 from gtp.errors import CommandFailed, EngineStartError, GtpError
-from gtp.launch import start_engine
-from gtp.process import ShutdownTimings, SpawnedChild, StderrMode, spawn_off_the_loop
-from gtp.spawn import spawn_child, split_command
+from gtp.spawn import StderrMode, spawn_child, split_command
+
+if TYPE_CHECKING:
+    from gtp.client import GtpClient
+    from gtp.process import ShutdownTimings, SpawnedChild
 
 STDERR_LOG_CAP: Final = 64 * 1024  # bytes of one engine's stderr kept in X.log per game
 _OPTIONAL_COMMANDS: Final = (
@@ -44,7 +46,6 @@ _OPTIONAL_COMMANDS: Final = (
     "final_status_list",  # a referee engine's dead stones, for the record
     *TIME_COMMANDS,
 )
-ARENA_TIMINGS: Final = ShutdownTimings(quit_timeout=3.0, exit_grace=3.0, term_grace=3.0)
 
 StderrRoute = Literal["log", "discard", "inherit"]
 GroupWatch = Callable[[int, bool], None]
@@ -185,6 +186,12 @@ async def start_session(
     the CPUs the engine (and every process it starts) may run on.  Stop the
     session with :meth:`EngineSession.close` (cancelling ``nursery`` stops it too).
     """
+    # The GTP client and the engine process (gtp.client, gtp.launch, gtp.process: ~8 ms of
+    # CPU to import) with the first engine, not at the run's start: a run may start none
+    # (-g 0, a complete competition).
+    from gtp.launch import start_engine
+    from gtp.process import spawn_off_the_loop
+
     session = EngineSession(player, watch=watch)
     mode: StderrMode = "keep" if stderr == "log" else stderr
     environment = {**player.environ_dict, **env}
@@ -209,13 +216,21 @@ async def start_session(
         on_stderr_line=session._on_stderr if stderr == "log" else None,
         stderr_tail_bytes=4096,
         log=session._on_traffic if sink is not None and sink.wants_traffic else None,
-        timings=ARENA_TIMINGS,
+        timings=arena_timings(),
         on_reaped=session._on_reaped if watch is not None else None,
     )
     if watch is not None and client.process is not None:
         watch(client.process.pgid, True)
     session.begin_game(sink, label)
     return session
+
+
+@functools.cache
+def arena_timings() -> ShutdownTimings:
+    """How long the arena gives an engine to quit, exit, and exit after SIGTERM."""
+    from gtp.process import ShutdownTimings
+
+    return ShutdownTimings(quit_timeout=3.0, exit_grace=3.0, term_grace=3.0)
 
 
 def _spawn_pinned(

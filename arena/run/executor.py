@@ -21,21 +21,27 @@ finished games are kept).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
-from typing import Protocol
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Final, Protocol, cast
 
 import attrs
 import trio
 
 from arena.competitions.base import PlayerCheck
+from arena.competitions.registry import load_reference
 from arena.errors import RunError
 from arena.events import Event
 from arena.results import GameJob, GameRecord
 from arena.run.affinity import SlotCores
 from arena.run.engines import GroupWatch, StderrRoute, check_player, open_provider
-from arena.run.match import play_game
 from arena.run.sink import GameSink
 from gtp.errors import EngineStartError
+
+# The game's modules (match, game, referee, the GTP client: ~8 ms of CPU to import) are
+# loaded with the first game, not at the run's start: a run may play none (``-g 0``, a
+# competition already complete).  A "module:name" string, as the registry's types.
+PLAY_GAME: Final = "arena.run.match:play_game"
+PlayGame = Callable[..., Awaitable[GameRecord]]
 
 
 class Slot(Protocol):
@@ -94,6 +100,7 @@ class LocalExecutor:
         ) as provider:
 
             async def play(job: GameJob, sink: GameSink, crash_result: str) -> GameRecord:
+                play_game = cast(PlayGame, load_reference(PLAY_GAME))
                 sink.started(None)
                 return await play_game(job, provider, sink, crash_result=crash_result)
 

@@ -1,9 +1,9 @@
 """A guard process that stops the engines if the arena dies without stopping them.
 
 The ringmaster starts this file as a script (``python -S -I .../watchdog.py``: no
-site, no package import) once per run, in its own session, and tells it (one line
-per event on its stdin) which engine process groups exist: ``+PGID`` when an engine
-starts, ``-PGID`` once it is reaped.  When its stdin reaches end of file -- the arena
+site, no package import) once per run, with its first engine, in its own session, and
+tells it (one line per event on its stdin) which engine process groups exist: ``+PGID``
+when an engine starts, ``-PGID`` once it is reaped.  When its stdin reaches end of file -- the arena
 exited, however it died, even by SIGKILL -- the watchdog sends SIGTERM to every group
 still registered, waits a moment, then SIGKILL, and exits.  Well-behaved engines exit
 on the EOF of their own stdin anyway; this catches those that do not.
@@ -73,13 +73,29 @@ def guard(stream: Iterable[bytes] | None = None) -> int:
 
 
 class Watchdog:
-    """The arena's handle on its guard process (see module docstring)."""
+    """The arena's handle on its guard process (see module docstring).
+
+    :meth:`start` arms it; the guard process itself starts with the first engine
+    registered (:meth:`engine_started`), so a run that starts no engine (``-g 0``, a
+    competition already complete, a failed check before any engine) never pays for
+    it (a Python start, ~15 ms of CPU).  The guard is there when the first engine is
+    registered, as it was when started with the run: every engine is guarded as before.
+    """
 
     def __init__(self) -> None:
+        import _thread  # built in; kept out of the guard's imports all the same
+
         self._process: subprocess.Popen[bytes] | None = None
         self._fd: int | None = None
+        self._armed = False
+        # Threads of a Dask worker share one guard (arena.run.remote).
+        self._lock = _thread.allocate_lock()
 
     def start(self) -> None:
+        """Arm the guard: its process starts with the first engine registered."""
+        self._armed = True
+
+    def _launch(self) -> None:
         import subprocess  # loaded already in the arena's process; kept out of the guard's
 
         process = subprocess.Popen(
@@ -103,6 +119,11 @@ class Watchdog:
             self._fd = None  # the guard is gone; engines still get EOF
 
     def engine_started(self, pgid: int) -> None:
+        if self._armed:
+            with self._lock:
+                if self._armed:
+                    self._armed = False
+                    self._launch()
         self._send(b"+%d\n" % pgid)
 
     def engine_stopped(self, pgid: int) -> None:
@@ -118,6 +139,7 @@ class Watchdog:
         """Close the guard's input (all engines are stopped by now) and reap it."""
         import subprocess
 
+        self._armed = False
         process, self._process = self._process, None
         self._fd = None
         if process is None:

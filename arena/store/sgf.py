@@ -14,17 +14,17 @@ errors.
 
 from __future__ import annotations
 
-import datetime
 import math
 from pathlib import Path
-from typing import Final
-
-from sgfmill import sgf, sgf_grammar
+from typing import TYPE_CHECKING, Final
 
 from arena.control.timecontrol import format_seconds
 from arena.results import GameJob, GameRecord
 from arena.store.files import CompetitionFiles, atomic_write
 from gtp.vertex import Colour
+
+if TYPE_CHECKING:
+    from sgfmill import sgf
 
 APPLICATION_NAME: Final = "gtp-arena"
 # pyproject.toml's version (tests/arena/test_records.py checks they agree): a constant,
@@ -114,6 +114,11 @@ def _set_time_control(root: sgf.Tree_node, job: GameJob) -> None:
 
 def build_sgf(record: GameRecord) -> bytes:
     """The SGF bytes of one game record."""
+    # sgfmill (~3 ms of CPU to import) is loaded with the first record, not at the run's start.
+    import datetime
+
+    from sgfmill import sgf, sgf_grammar
+
     job = record.job
     settings = job.settings
     game = sgf.Sgf_game(settings.board_size, encoding="UTF-8")
