@@ -283,7 +283,7 @@ class GtpClient:
         response: Response | None = None
         try:
             if timeout is None:
-                response = await exchange(line, None)
+                response = await exchange(line, [])
             elif self._watchdog_scope is not None and self._fd_streams:
                 # Under the watchdog (see run_watchdog): record the deadline only
                 # (_arm_watchdog, inlined: this is the hot path).
@@ -294,14 +294,14 @@ class GtpClient:
                     # Wake the watchdog earlier than planned.
                     self._watchdog_scope.deadline = self._watchdog_deadline = deadline
                 try:
-                    response = await exchange(line, None)
+                    response = await exchange(line, [])
                 except _Overran:
                     pass  # response stays None: a timeout
                 finally:
                     self._deadline = math.inf
             else:
                 with trio.move_on_after(timeout):
-                    response = await exchange(line, None)
+                    response = await exchange(line, [])
             if response is None:
                 assert timeout is not None
                 raise EngineTimeout(describe(name, args), timeout, engine=self.name)
@@ -363,8 +363,8 @@ class GtpClient:
             return []
         if limits is None:
             first = self.default_timeout if timeout is None else timeout  # for the whole batch
-        elif any(limit is not None for limit in limits):
-            first = limits[0]  # re-armed as each answer comes (_collect)
+        elif limits.count(None) != len(limits):
+            first = limits[0]  # re-armed as each answer comes (_answered)
         else:
             first, limits = None, None
         if self._log is not None:
@@ -408,7 +408,6 @@ class GtpClient:
         finally:
             self._limits = None
             self._batch_scope = None
-        answers.append(response)
         return self._answers(commands, answers)
 
     def _arm_limit(self, limit: float | None) -> None:
@@ -507,21 +506,16 @@ class GtpClient:
         if self._watchdog_scope is not None:
             self._watchdog_scope.cancel()
 
-    def _collect(self, response: Response, answers: list[Response]) -> Response | None:
-        """A batch's answer came: keep it, take those already here; the last, if it is here."""
-        connection = self._connection
-        while connection.busy:
-            answers.append(response)
-            next_response = connection.next_response()
-            if next_response is None:
-                if self._limits is not None:
-                    self._arm_limit(self._limits[len(answers)])
-                return None
-            response = next_response
-        return response
+    def _answered(self, count: int) -> None:
+        """``count`` answers of a batch with a limit for each came: arm the next one's."""
+        assert self._limits is not None
+        self._arm_limit(self._limits[count])
 
-    async def _exchange_streams(self, line: bytes, answers: list[Response] | None) -> Response:
-        """The general path, for any trio streams; the (last) answer."""
+    async def _exchange_streams(self, line: bytes, answers: list[Response]) -> Response:
+        """The general path, for any trio streams; the (last) answer.
+
+        Every answer goes to ``answers`` as it comes (see :meth:`_answered`).
+        """
         timed = self.timed
         if timed:
             self.sent_at = time.perf_counter()
@@ -545,17 +539,19 @@ class GtpClient:
                 data = bytes(data)
             if self._log is not None:
                 self._log_received(data)
-            response = connection.receive(data)
-            if response is not None and answers is not None:
-                response = self._collect(response, answers)
-            if response is not None:
+            had = len(answers)
+            if connection.receive_all(data, answers):
                 if timed:
                     self.received_at = received
                     self.hearing = _HEARD_AT_ONCE
-                return response
+                return answers[-1]
+            if len(answers) > had and self._limits is not None:
+                self._answered(len(answers))
 
-    async def _exchange_fds(self, line: bytes, answers: list[Response] | None) -> Response:
+    async def _exchange_fds(self, line: bytes, answers: list[Response]) -> Response:
         """The fast path for pipes: plain non-blocking os.write/os.read; the (last) answer.
+
+        Every answer goes to ``answers`` as it comes (see :meth:`_answered`).
 
         FdStream's send_all and receive_some each add a scheduler round trip
         (a checkpoint) on top of the one spent waiting for the answer; this
@@ -623,14 +619,14 @@ class GtpClient:
                 woke = 0.0
             if self._log is not None:
                 self._log_received(data)
-            response = connection.receive(data)
-            if response is not None and answers is not None:
-                response = self._collect(response, answers)
-            if response is not None:
+            had = len(answers)
+            if connection.receive_all(data, answers):
                 if timed:
                     self.received_at = received
                     self.hearing = hearing
-                return response
+                return answers[-1]
+            if len(answers) > had and self._limits is not None:
+                self._answered(len(answers))
 
     async def _send_rest(self, send_fd: int, line: bytes, sent: int) -> None:
         """The rest of a command line that did not fit in the pipe at once."""
