@@ -179,7 +179,11 @@ class GtpClient:
     answers, broken or not) is a sans-I/O :class:`~gtp.connection.Connection`;
     this class moves the bytes.  ``timed=False``: no clock is read per
     command (``sent_at``, ``written_at``, ``received_at`` and ``hearing``
-    stay as they are), for callers that charge no clock.
+    stay as they are), for callers that charge no clock.  ``hears=False``
+    (or :meth:`hear`): a timed client over pipes leaves the run loop's I/O
+    clock alone (an instrument: a cost on every pass of the loop), so its
+    ``received_at`` is when the answer was read and ``hearing`` stays at
+    zeros; what a caller wants whose clock charges nothing.
     """
 
     _receive: trio.abc.ReceiveStream
@@ -192,6 +196,8 @@ class GtpClient:
     max_line_bytes: int = MAX_RESPONSE_LINE_BYTES
     max_response_bytes: int = MAX_RESPONSE_BYTES
     timed: bool = attrs.field(default=True, kw_only=True)
+    # Read the run loop's I/O clock (see _IoClock and hear()).
+    hears: bool = attrs.field(default=True, kw_only=True)
     _connection: Connection = attrs.field(init=False)
     _log_partial: bytes = attrs.field(init=False, default=b"")
     _fd_streams: bool = attrs.field(init=False)
@@ -244,6 +250,21 @@ class GtpClient:
             max_line_bytes=self.max_line_bytes,
             max_response_bytes=self.max_response_bytes,
         )
+
+    def hear(self, on: bool) -> None:
+        """Whether to read the run loop's I/O clock from now on (see ``hears``).
+
+        Off, the client lets go of the clock (it leaves the run with its last
+        user); on, the clock is installed at once (from a running task), so
+        that the next wait for I/O is measured whole.
+        """
+        self.hears = on
+        if not on:
+            io_clock, self._io = self._io, None
+            if io_clock is not None:
+                _release_io_clock(io_clock)
+        elif self._io is None and self.timed and self._fd_streams:
+            self._io = _io_clock()
 
     @property
     def connection(self) -> Connection:
@@ -583,7 +604,7 @@ class GtpClient:
         read = os.read
         wait_readable = trio.lowlevel.wait_readable
         io_clock = self._io
-        if io_clock is None and timed:
+        if io_clock is None and timed and self.hears:
             io_clock = self._io = _io_clock()
         woke = 0.0  # when the wait that preceded this read ended (0: no wait)
         hearing = _HEARD_AT_ONCE
@@ -602,8 +623,7 @@ class GtpClient:
                     if self._timed_out:
                         raise _Overran from None
                     raise await self._gone(writing=False) from None
-                if timed:
-                    assert io_clock is not None
+                if io_clock is not None:
                     woke = io_clock.woke_at
                     waited = woke - io_clock.wait_began
                     hearing = (io_clock.deaf, waited, max(0.0, waited - io_clock.timeout))
