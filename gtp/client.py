@@ -179,7 +179,11 @@ class GtpClient:
     answers, broken or not) is a sans-I/O :class:`~gtp.connection.Connection`;
     this class moves the bytes.  ``timed=False``: no clock is read per
     command (``sent_at``, ``written_at``, ``received_at`` and ``hearing``
-    stay as they are), for callers that charge no clock.
+    stay as they are), for callers that charge no clock.  ``hears=False``
+    (or :meth:`hear`): a timed client over pipes leaves the run loop's I/O
+    clock alone (an instrument: a cost on every pass of the loop), so its
+    ``received_at`` is when the answer was read and ``hearing`` stays at
+    zeros; what a caller wants whose clock charges nothing.
     """
 
     _receive: trio.abc.ReceiveStream
@@ -192,6 +196,8 @@ class GtpClient:
     max_line_bytes: int = MAX_RESPONSE_LINE_BYTES
     max_response_bytes: int = MAX_RESPONSE_BYTES
     timed: bool = attrs.field(default=True, kw_only=True)
+    # Read the run loop's I/O clock (see _IoClock and hear()).
+    hears: bool = attrs.field(default=True, kw_only=True)
     _connection: Connection = attrs.field(init=False)
     _log_partial: bytes = attrs.field(init=False, default=b"")
     _fd_streams: bool = attrs.field(init=False)
@@ -245,6 +251,21 @@ class GtpClient:
             max_response_bytes=self.max_response_bytes,
         )
 
+    def hear(self, on: bool) -> None:
+        """Whether to read the run loop's I/O clock from now on (see ``hears``).
+
+        Off, the client lets go of the clock (it leaves the run with its last
+        user); on, the clock is installed at once (from a running task), so
+        that the next wait for I/O is measured whole.
+        """
+        self.hears = on
+        if not on:
+            io_clock, self._io = self._io, None
+            if io_clock is not None:
+                _release_io_clock(io_clock)
+        elif self._io is None and self.timed and self._fd_streams:
+            self._io = _io_clock()
+
     @property
     def connection(self) -> Connection:
         """The conversation's state (read it; the client alone sends and receives)."""
@@ -283,7 +304,7 @@ class GtpClient:
         response: Response | None = None
         try:
             if timeout is None:
-                response = await exchange(line, None)
+                response = await exchange(line, [])
             elif self._watchdog_scope is not None and self._fd_streams:
                 # Under the watchdog (see run_watchdog): record the deadline only
                 # (_arm_watchdog, inlined: this is the hot path).
@@ -294,14 +315,14 @@ class GtpClient:
                     # Wake the watchdog earlier than planned.
                     self._watchdog_scope.deadline = self._watchdog_deadline = deadline
                 try:
-                    response = await exchange(line, None)
+                    response = await exchange(line, [])
                 except _Overran:
                     pass  # response stays None: a timeout
                 finally:
                     self._deadline = math.inf
             else:
                 with trio.move_on_after(timeout):
-                    response = await exchange(line, None)
+                    response = await exchange(line, [])
             if response is None:
                 assert timeout is not None
                 raise EngineTimeout(describe(name, args), timeout, engine=self.name)
@@ -363,8 +384,8 @@ class GtpClient:
             return []
         if limits is None:
             first = self.default_timeout if timeout is None else timeout  # for the whole batch
-        elif any(limit is not None for limit in limits):
-            first = limits[0]  # re-armed as each answer comes (_collect)
+        elif limits.count(None) != len(limits):
+            first = limits[0]  # re-armed as each answer comes (_answered)
         else:
             first, limits = None, None
         if self._log is not None:
@@ -408,7 +429,6 @@ class GtpClient:
         finally:
             self._limits = None
             self._batch_scope = None
-        answers.append(response)
         return self._answers(commands, answers)
 
     def _arm_limit(self, limit: float | None) -> None:
@@ -507,21 +527,16 @@ class GtpClient:
         if self._watchdog_scope is not None:
             self._watchdog_scope.cancel()
 
-    def _collect(self, response: Response, answers: list[Response]) -> Response | None:
-        """A batch's answer came: keep it, take those already here; the last, if it is here."""
-        connection = self._connection
-        while connection.busy:
-            answers.append(response)
-            next_response = connection.next_response()
-            if next_response is None:
-                if self._limits is not None:
-                    self._arm_limit(self._limits[len(answers)])
-                return None
-            response = next_response
-        return response
+    def _answered(self, count: int) -> None:
+        """``count`` answers of a batch with a limit for each came: arm the next one's."""
+        assert self._limits is not None
+        self._arm_limit(self._limits[count])
 
-    async def _exchange_streams(self, line: bytes, answers: list[Response] | None) -> Response:
-        """The general path, for any trio streams; the (last) answer."""
+    async def _exchange_streams(self, line: bytes, answers: list[Response]) -> Response:
+        """The general path, for any trio streams; the (last) answer.
+
+        Every answer goes to ``answers`` as it comes (see :meth:`_answered`).
+        """
         timed = self.timed
         if timed:
             self.sent_at = time.perf_counter()
@@ -545,17 +560,19 @@ class GtpClient:
                 data = bytes(data)
             if self._log is not None:
                 self._log_received(data)
-            response = connection.receive(data)
-            if response is not None and answers is not None:
-                response = self._collect(response, answers)
-            if response is not None:
+            had = len(answers)
+            if connection.receive_all(data, answers):
                 if timed:
                     self.received_at = received
                     self.hearing = _HEARD_AT_ONCE
-                return response
+                return answers[-1]
+            if len(answers) > had and self._limits is not None:
+                self._answered(len(answers))
 
-    async def _exchange_fds(self, line: bytes, answers: list[Response] | None) -> Response:
+    async def _exchange_fds(self, line: bytes, answers: list[Response]) -> Response:
         """The fast path for pipes: plain non-blocking os.write/os.read; the (last) answer.
+
+        Every answer goes to ``answers`` as it comes (see :meth:`_answered`).
 
         FdStream's send_all and receive_some each add a scheduler round trip
         (a checkpoint) on top of the one spent waiting for the answer; this
@@ -587,7 +604,7 @@ class GtpClient:
         read = os.read
         wait_readable = trio.lowlevel.wait_readable
         io_clock = self._io
-        if io_clock is None and timed:
+        if io_clock is None and timed and self.hears:
             io_clock = self._io = _io_clock()
         woke = 0.0  # when the wait that preceded this read ended (0: no wait)
         hearing = _HEARD_AT_ONCE
@@ -606,8 +623,7 @@ class GtpClient:
                     if self._timed_out:
                         raise _Overran from None
                     raise await self._gone(writing=False) from None
-                if timed:
-                    assert io_clock is not None
+                if io_clock is not None:
                     woke = io_clock.woke_at
                     waited = woke - io_clock.wait_began
                     hearing = (io_clock.deaf, waited, max(0.0, waited - io_clock.timeout))
@@ -623,14 +639,14 @@ class GtpClient:
                 woke = 0.0
             if self._log is not None:
                 self._log_received(data)
-            response = connection.receive(data)
-            if response is not None and answers is not None:
-                response = self._collect(response, answers)
-            if response is not None:
+            had = len(answers)
+            if connection.receive_all(data, answers):
                 if timed:
                     self.received_at = received
                     self.hearing = hearing
-                return response
+                return answers[-1]
+            if len(answers) > had and self._limits is not None:
+                self._answered(len(answers))
 
     async def _send_rest(self, send_fd: int, line: bytes, sent: int) -> None:
         """The rest of a command line that did not fit in the pipe at once."""

@@ -139,14 +139,16 @@ class Connection:
         lines: list[bytes] = []
         sent: list[_Awaited] = []
         command_id = self._next_id
+        known = _KNOWN_COMMANDS
         for words in commands:
-            if isinstance(words, str):
-                raise TypeError(f"a command is a sequence of words, not a string: {words!r}")
-            if not words:
-                raise ValueError("a command needs a name")
             command_id = command_id + 1 if command_id < MAX_ID else 1
-            name, args = words[0], tuple(words[1:])
-            lines.append(format_command(name, args, command_id))
+            # The usual commands (play, genmove) come again and again: their
+            # words are checked and their text made once (see _known_command).
+            known_command = known.get(words) if type(words) is tuple else None
+            if known_command is None:
+                known_command = _known_command(words)
+            text, name, args = known_command
+            lines.append(b"%d %b" % (command_id, text))
             sent.append((command_id, name, args))
         if not sent:
             return b""
@@ -193,6 +195,39 @@ class Connection:
             _, name, args = awaiting[0]
             raise self._broken_protocol(exc, name, args) from None
         return None if response is None else self._settle(response)
+
+    def receive_all(self, data: bytes, answers: list[Response]) -> bool:
+        """:meth:`receive`, then :meth:`next_response` while answers come: all in ``answers``.
+
+        True once no answer is owed any more (the last one is
+        ``answers[-1]``).  Raises as :meth:`receive`; the answers taken
+        before the error stay in ``answers``.  One call a chunk, for a
+        client collecting a batch's answers.
+        """
+        awaiting = self._awaiting
+        if not awaiting:
+            self.receive(data)
+            return False
+        reader = self._reader
+        try:
+            response = reader.receive(data)
+        except ProtocolError as exc:
+            _, name, args = awaiting[0]
+            raise self._broken_protocol(exc, name, args) from None
+        while response is not None:
+            # _settle, inlined
+            command_id, name, args = awaiting.pop(0)
+            if response.id != command_id:
+                self._check_id(response, command_id, name, args)
+            answers.append(response)
+            if not awaiting:
+                return True
+            try:
+                response = reader.next_response()
+            except ProtocolError as exc:
+                _, name, args = awaiting[0]
+                raise self._broken_protocol(exc, name, args) from None
+        return False
 
     def next_response(self) -> Response | None:
         """The next owed answer if it is buffered complete already, else None."""
@@ -269,6 +304,30 @@ class Connection:
         )
         self.fail(named)
         return named
+
+
+# A command's words (a tuple) -> its line without the id, its name, its arguments.
+_KNOWN_COMMANDS: dict[tuple[str, ...], tuple[bytes, str, tuple[str, ...]]] = {}
+_KNOWN_COMMANDS_MAX = 4096  # every play on 25x25 for both colours, and then some
+
+
+def _known_command(words: Sequence[str]) -> tuple[bytes, str, tuple[str, ...]]:
+    """A command's line without the id (its words checked), name and arguments.
+
+    Raises as :meth:`Connection.send_many` documents.  Remembered when the
+    words are a tuple of ``str``: the same words give the same line.
+    """
+    if isinstance(words, str):
+        raise TypeError(f"a command is a sequence of words, not a string: {words!r}")
+    if not words:
+        raise ValueError("a command needs a name")
+    name, args = words[0], tuple(words[1:])
+    known = (format_command(name, args), name, args)
+    if type(words) is tuple and all(type(word) is str for word in words):
+        if len(_KNOWN_COMMANDS) >= _KNOWN_COMMANDS_MAX:
+            _KNOWN_COMMANDS.clear()
+        _KNOWN_COMMANDS[words] = known
+    return known
 
 
 def describe(name: str, args: Sequence[str]) -> str:

@@ -49,6 +49,7 @@ class EngineOptions(ProcessOptions):
     max_line_bytes: int = MAX_RESPONSE_LINE_BYTES
     max_response_bytes: int = MAX_RESPONSE_BYTES
     timed: bool = True
+    hears: bool = True
 
 
 DEFAULT_ENGINE_OPTIONS: Final = EngineOptions()
@@ -63,6 +64,7 @@ class EngineOverrides(ProcessOverrides, total=False):
     max_line_bytes: int
     max_response_bytes: int
     timed: bool
+    hears: bool
 
 
 def start_engine(
@@ -106,6 +108,7 @@ def start_engine(
         max_line_bytes=engine_options.max_line_bytes,
         max_response_bytes=engine_options.max_response_bytes,
         timed=engine_options.timed,
+        hears=engine_options.hears,
     )
     # No checkpoint since start_process: the supervisor has not run yet.
     process.close_on_cancel = client.close_engine

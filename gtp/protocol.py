@@ -339,10 +339,12 @@ class ResponseReader:
     def next_response(self) -> Response | None:
         """The next complete response, or None until more bytes arrive."""
         buffer = self._buffer
+        if not buffer:
+            return None  # what _locate_first concludes for an empty buffer
         # The usual case, one whole response from its first byte: what
         # _locate_first would conclude, without its scan for blank lines.  A
         # response no longer than both caps cannot break either of them.
-        if buffer and (buffer[0] == 61 or buffer[0] == 63) and not self._scan_pos:  # '=', '?'
+        if (buffer[0] == 61 or buffer[0] == 63) and not self._scan_pos:  # '=', '?'
             end = buffer.find(b"\n\n")
             if 0 <= end <= self._fast_limit:
                 status = buffer[0]

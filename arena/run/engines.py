@@ -218,6 +218,7 @@ async def start_session(
         log=session._on_traffic if sink is not None and sink.wants_traffic else None,
         timings=arena_timings(),
         on_reaped=session._on_reaped if watch is not None else None,
+        hears=False,  # a clocked game's setup turns it on (Game.setup)
     )
     if watch is not None and client.process is not None:
         watch(client.process.pgid, True)

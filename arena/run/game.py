@@ -63,7 +63,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import NoReturn
+from typing import Final, NoReturn
 
 import attrs
 
@@ -110,6 +110,10 @@ class Void(Exception):
         super().__init__(reason)
         self.reason = reason
         self.stall = stall
+
+
+_GENMOVE_BLACK: Final = ("genmove", "b")
+_GENMOVE_WHITE: Final = ("genmove", "w")
 
 
 def _who(player: PlayerConfig, colour: Colour) -> str:
@@ -177,10 +181,10 @@ class Game:
     judge_told: int = 0
     leader: Colour | None = None
     lead_checks: int = 0
-    # The latest move's ``play`` (colour word, vertex), owed to the engine to move
+    # The latest move's ``play`` (its words), owed to the engine to move
     # next: sent in one write with that engine's genmove, or alone before anything
     # else (scoring, an adjudication check).
-    owed_play: tuple[str, str] | None = None
+    owed_play: tuple[str, str, str] | None = None
 
     def __attrs_post_init__(self) -> None:
         # The canonical spelling of every point, for the play owed after each move.
@@ -327,6 +331,12 @@ class Game:
 
     async def setup(self) -> None:
         settings = self.job.settings
+        for colour in (BLACK, WHITE):
+            # The run loop's I/O clock tells a clock how its engine's answers
+            # were heard (answered_doubt); unclocked, nothing reads it.  Set
+            # before the setup commands, so that it has seen a whole wait by
+            # the first genmove.
+            self.sessions[colour].client.hear(self.job.time_control(colour) is not None)
         for colour in (BLACK, WHITE):
             await self.setup_commands(
                 colour,
@@ -489,7 +499,7 @@ class Game:
         owed, self.owed_play = self.owed_play, None
         if clocked is None:
             timeout = player.move_timeout
-        batch: list[tuple[str, ...]] = [] if owed is None else [("play", *owed)]
+        batch: list[tuple[str, ...]] = [] if owed is None else [owed]
         if clocked is not None:
             if clocked.time_left:
                 clock = clocked.clock
@@ -506,7 +516,7 @@ class Game:
         if claim:
             genmove: tuple[str, ...] = (session.gtp("gomill-genmove_ex"), colour_word, "claim")
         else:
-            genmove = ("genmove", colour_word)
+            genmove = _GENMOVE_BLACK if colour is BLACK else _GENMOVE_WHITE
         if clocked is not None:
             started = time.perf_counter()  # a clock's overrun counts from here at the latest
         try:
@@ -581,7 +591,7 @@ class Game:
         if referee.outcome is not None:
             return
         point = move.point
-        self.owed_play = (colour_word, "pass" if point is None else self._vertices[point])
+        self.owed_play = ("play", colour_word, "pass" if point is None else self._vertices[point])
 
     def genmove_answer(
         self, colour: Colour, played: bool, clocked: _Clocked | None, answers: list[Answer]
@@ -623,7 +633,7 @@ class Game:
         session = self.sessions[colour]
         client = session.client
         try:
-            await client.command("play", *owed, timeout=session.player.command_timeout)
+            await client.command(*owed, timeout=session.player.command_timeout)
         except CommandFailed as exc:
             self.referee.play_rejected(colour.opponent, exc.failure)
             raise Stop from None

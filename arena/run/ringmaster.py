@@ -145,6 +145,9 @@ class _GameReports(GameSink):
         self.wants_traffic = traffic is not None
         self._next_move = -math.inf  # trio time
         self._next_board = -math.inf
+        # trio's clock, read directly (trio.current_time() is three calls
+        # deep); bound at the first move, in the run.
+        self._now: Callable[[], float] | None = None
 
     def started(self, worker: str | None) -> None:
         job = self._job
@@ -165,7 +168,10 @@ class _GameReports(GameSink):
         # The dashboard draws at 4 Hz: an event per move would cost more CPU than
         # the drawing with fast engines (7,000 moves/s), so each game reports its
         # latest move at most every MOVE_EVENT_SECONDS.
-        now = trio.current_time()
+        clock = self._now
+        if clock is None:
+            clock = self._now = trio.lowlevel.current_clock().current_time
+        now = clock()
         if now < self._next_move:
             return
         self._next_move = now + MOVE_EVENT_SECONDS

@@ -14,6 +14,7 @@ errors.
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -142,22 +143,29 @@ def build_sgf(record: GameRecord) -> bytes:
     root.set("PW", white_name)
     _set_time_control(root, job)
     root.set("C", _root_comment(record))
-    # The moves go straight into sgfmill's serialiser as raw property maps:
-    # building a Tree_node per move (validation, parent links, then walking
-    # the tree again to serialise it) was most of the cost of a record.  Move
-    # values need no escaping; comments go through sgfmill's presenter.
+    # The moves go straight to the bytes: building a Tree_node per move
+    # (validation, parent links, then walking the tree again to serialise
+    # it) was most of the cost of a record, and so was sgfmill's serialiser
+    # (a sort, an encode and a join per node).  The pieces are exactly those
+    # sgf_grammar.serialise_game_tree would make, wrapped by its own
+    # block_format (tests/arena/test_records.py pins the bytes).  Move values
+    # need no escaping; comments go through sgfmill's presenter.
     presenter = game.get_property_presenter()
-    sequence: list[dict[str, list[bytes]]] = [root.get_raw_property_map()]
-    top = settings.board_size - 1
+    root_properties = root.get_raw_property_map()
+    pieces: list[bytes] = [b"(", b";"]
+    pieces += _property_pieces(root_properties, root=True)
+    move_pieces = _move_pieces(settings.board_size)
+    black = Colour.BLACK
     for played in record.moves:
-        prop = "B" if played.colour is Colour.BLACK else "W"
+        is_black = played.colour is black
         point = played.move.point
-        if point is None:
-            value = b""  # a pass is [] whatever the board size
-        else:
-            row, col = point  # SGF: column letter, then row letter counted from the top
-            value = bytes((97 + col, 97 + top - row))
-        properties = {prop: [value]}
+        if played.time_left is None and not played.comment:
+            # The usual node: its one property, the move.
+            pieces.append(b";")
+            pieces.append(move_pieces[point][0 if is_black else 1])
+            continue
+        prop = "B" if is_black else "W"
+        properties = {prop: [_move_value(point, settings.board_size)]}
         if played.time_left is not None:
             left = format_seconds(math.floor(played.time_left * 1000) / 1000).encode()
             properties[f"{prop}L"] = [left]
@@ -166,7 +174,8 @@ def build_sgf(record: GameRecord) -> bytes:
         comment = played.comment.strip()
         if comment:
             properties["C"] = presenter.serialise("C", comment)
-        sequence.append(properties)
+        pieces.append(b";")
+        pieces += _property_pieces(properties)
     final = [note for note in record.notes if note.strip()]
     ending = record.result.reason if record.result is not None else record.void_reason
     if ending and record.moves:
@@ -174,16 +183,64 @@ def build_sgf(record: GameRecord) -> bytes:
     if final:
         if not record.moves:
             root.add_comment_text("\n".join(final))
+            root_properties = root.get_raw_property_map()
+            pieces = [b"(", b";", *_property_pieces(root_properties, root=True)]
         else:
-            last = sequence[-1]
+            # The last node's pieces again, with the comment added.
+            played = record.moves[-1]
+            while pieces[-1] != b";":
+                pieces.pop()
+            prop = "B" if played.colour is black else "W"
+            last = {prop: [_move_value(played.move.point, settings.board_size)]}
+            if played.time_left is not None:
+                left = format_seconds(math.floor(played.time_left * 1000) / 1000).encode()
+                last[f"{prop}L"] = [left]
+                if played.overtime_left:
+                    last[f"O{prop}"] = [str(played.overtime_left).encode()]
+            comment = played.comment.strip()
+            if comment:
+                last["C"] = presenter.serialise("C", comment)
             text = "\n\n".join(final)
             if "C" in last:  # as sgfmill's add_comment_text does
                 text = presenter.interpret("C", last["C"]) + "\n\n" + text
             last["C"] = presenter.serialise("C", text)
-    tree = sgf_grammar.Coarse_game_tree()
-    tree.sequence = sequence
-    data: bytes = sgf_grammar.serialise_game_tree(tree)
+            pieces += _property_pieces(last)
+    pieces.append(b")")
+    pieces.append(b"\n")
+    data: bytes = sgf_grammar.block_format(pieces)
     return data
+
+
+def _property_pieces(properties: dict[str, list[bytes]], *, root: bool = False) -> list[bytes]:
+    """One node's pieces, as sgf_grammar.serialise_game_tree makes them (FF first)."""
+    if root:
+        order = sorted(properties, key=lambda ident: (-(ident == "FF"), ident))
+    else:
+        order = sorted(properties)  # no FF in a move node
+    return [
+        ident.encode("ascii") + b"".join([b"[" + value + b"]" for value in properties[ident]])
+        for ident in order
+    ]
+
+
+def _move_value(point: tuple[int, int] | None, size: int) -> bytes:
+    """A move's SGF value: column letter, then row letter counted from the top; [] a pass."""
+    if point is None:
+        return b""  # a pass is [] whatever the board size
+    row, col = point
+    return bytes((97 + col, 97 + size - 1 - row))
+
+
+@functools.cache
+def _move_pieces(size: int) -> dict[tuple[int, int] | None, tuple[bytes, bytes]]:
+    """Every move's piece on a board of ``size``, for black and for white: ``B[dd]``, ``W[dd]``."""
+    points: list[tuple[int, int] | None] = [None]
+    points += [(row, col) for row in range(size) for col in range(size)]
+    pieces = {}
+    for point in points:
+        value = _move_value(point, size)
+        pieces[point] = (b"B[" + value + b"]", b"W[" + value + b"]")
+    return pieces
 
 
 def record_path(files: CompetitionFiles, record: GameRecord) -> Path | None:

@@ -13,10 +13,11 @@ from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TimeControl
 from arena.results import EndReason, GameJob, GameRecord
 from arena.run.engines import EngineProvider, check_player
+from arena.run.game import Game
 from arena.run.match import play_game
-from arena.run.sink import QUIET, GameSink
+from arena.run.sink import QUIET, GameSink, LiveGame
 from arena.store.sgf import build_sgf
-from gtp.vertex import Colour
+from gtp.vertex import Colour, Move
 
 from .fakes import clocked_player
 from .sinks import Recorded
@@ -260,3 +261,44 @@ async def test_a_reused_engine_is_told_there_is_no_clock_after_a_clocked_game() 
     resets = [line for line in sent if "time_settings 0 1 0" in line]
     assert len(resets) == 2, sent  # once to each engine
     assert not any("time_left" in line for line in sent)
+
+
+class Hearing(Recorded):
+    """Notes, at each move, whether each engine's client reads the run loop's I/O clock."""
+
+    def __init__(self) -> None:
+        super().__init__(moves=True)
+        self.heard: list[tuple[bool, bool]] = []
+
+    def move_played(
+        self, colour: Colour, move: Move, moves_played: int, game: LiveGame | None = None
+    ) -> None:
+        super().move_played(colour, move, moves_played, game)
+        assert isinstance(game, Game)
+        clients = [game.sessions[colour].client for colour in (B, W)]
+        heard = [client.hears and client._io is not None for client in clients]
+        self.heard.append((heard[0], heard[1]))
+
+
+async def test_only_a_clock_has_its_engines_clients_read_the_io_clock() -> None:
+    a, b = clocked_player("a", "--share=0.1"), clocked_player("b", "--share=0.1")
+    clocked = job(a, b, TimeControl("byoyomi", 5, 1, periods=1), move_limit=4)
+    free = attrs.evolve(job(a, b, None, move_limit=4), game_id="0_1", game_number=1)
+    odds = attrs.evolve(
+        job(attrs.evolve(a, time_control=TimeControl("absolute", 30)), b, None, move_limit=4),
+        game_id="0_2",
+        game_number=2,
+    )
+    sinks = []
+    async with trio.open_nursery() as nursery:
+        provider = EngineProvider(nursery, stderr="discard", reuse=True)
+        for game_job in (free, clocked, free, odds):  # the engines reused throughout
+            sinks.append(sink := Hearing())
+            await play_game(attrs.evolve(game_job), provider, sink)
+        await provider.close_all()
+    assert [set(sink.heard) for sink in sinks] == [
+        {(False, False)},
+        {(True, True)},
+        {(False, False)},
+        {(True, False)},
+    ]

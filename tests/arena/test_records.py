@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import datetime
 import importlib.metadata
+import math
 import tomllib
 from pathlib import Path
 
-from sgfmill import sgf
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sgfmill import sgf, sgf_grammar
 
 from arena.control.settings import GameSettings, PlayerConfig
+from arena.control.timecontrol import format_seconds
 from arena.results import EndReason, GameJob, GameRecord, GameResult, PlayedMove
 from arena.store.files import CompetitionFiles
-from arena.store.sgf import application_version, build_sgf, write_game_record
+from arena.store.sgf import (
+    APPLICATION_VERSION,
+    _one_line,
+    _root_comment,
+    _set_time_control,
+    application_version,
+    build_sgf,
+    write_game_record,
+)
 from gtp.vertex import PASS, Colour, Move
 
 B, W = Colour.BLACK, Colour.WHITE
@@ -116,3 +129,123 @@ def test_the_version_in_records_is_the_project_s() -> None:
     version = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
     assert application_version() == version
     assert importlib.metadata.version("gtp-arena") == version  # the installed one too
+
+
+# -- build_sgf's serialiser, pinned byte for byte against sgfmill's -------------
+
+
+def sgfmill_build_sgf(record: GameRecord) -> bytes:
+    """build_sgf as it was before its own serialiser: sgfmill's, the reference."""
+    job = record.job
+    settings = job.settings
+    game = sgf.Sgf_game(settings.board_size, encoding="UTF-8")
+    root = game.get_root()
+    root.set("AP", ("gtp-arena", APPLICATION_VERSION))
+    root.set("KM", settings.komi)
+    if record.handicap_stones:
+        root.set("HA", len(record.handicap_stones))
+        root.set_setup_stones(record.handicap_stones, [])
+    if record.result is not None:
+        root.set("RE", record.result.sgf_result)
+    date = record.date[:10] if record.date else datetime.date.today().isoformat()
+    root.set("DT", date)
+    root.set("GN", job.game_id)
+    if job.event:
+        root.set("EV", _one_line(job.event))
+    root.set("RU", settings.rules_description())
+    black_name = _one_line(record.player_names[0]) or job.black.code
+    white_name = _one_line(record.player_names[1]) or job.white.code
+    root.set("PB", black_name)
+    root.set("PW", white_name)
+    _set_time_control(root, job)
+    root.set("C", _root_comment(record))
+    # The moves go straight into sgfmill's serialiser as raw property maps:
+    # building a Tree_node per move (validation, parent links, then walking
+    # the tree again to serialise it) was most of the cost of a record.  Move
+    # values need no escaping; comments go through sgfmill's presenter.
+    presenter = game.get_property_presenter()
+    sequence: list[dict[str, list[bytes]]] = [root.get_raw_property_map()]
+    top = settings.board_size - 1
+    for played in record.moves:
+        prop = "B" if played.colour is Colour.BLACK else "W"
+        point = played.move.point
+        if point is None:
+            value = b""  # a pass is [] whatever the board size
+        else:
+            row, col = point  # SGF: column letter, then row letter counted from the top
+            value = bytes((97 + col, 97 + top - row))
+        properties = {prop: [value]}
+        if played.time_left is not None:
+            left = format_seconds(math.floor(played.time_left * 1000) / 1000).encode()
+            properties[f"{prop}L"] = [left]
+            if played.overtime_left:
+                properties[f"O{prop}"] = [str(played.overtime_left).encode()]
+        comment = played.comment.strip()
+        if comment:
+            properties["C"] = presenter.serialise("C", comment)
+        sequence.append(properties)
+    final = [note for note in record.notes if note.strip()]
+    ending = record.result.reason if record.result is not None else record.void_reason
+    if ending and record.moves:
+        final.insert(0, ending)
+    if final:
+        if not record.moves:
+            root.add_comment_text("\n".join(final))
+        else:
+            last = sequence[-1]
+            text = "\n\n".join(final)
+            if "C" in last:  # as sgfmill's add_comment_text does
+                text = presenter.interpret("C", last["C"]) + "\n\n" + text
+            last["C"] = presenter.serialise("C", text)
+    tree = sgf_grammar.Coarse_game_tree()
+    tree.sequence = sequence
+    data: bytes = sgf_grammar.serialise_game_tree(tree)
+    return data
+
+
+played_moves = st.builds(
+    PlayedMove,
+    st.sampled_from([B, W]),
+    st.one_of(st.just(PASS), st.builds(Move, st.tuples(st.integers(0, 8), st.integers(0, 8)))),
+    st.sampled_from(["", " ", "why ] not \\", "a\nb", "x" * 100]),
+    st.none(),
+    st.one_of(st.none(), st.floats(0, 10_000, allow_nan=False)),
+    st.integers(0, 25),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    moves=st.lists(played_moves, max_size=40),
+    notes=st.lists(st.sampled_from(["", "late error: x", "a]b\nc"]), max_size=2),
+    void=st.booleans(),
+    handicap=st.sampled_from([None, 2, 5]),
+)
+def test_build_sgf_writes_what_sgfmill_writes(
+    moves: list[PlayedMove], notes: list[str], void: bool, handicap: int | None
+) -> None:
+    values: dict[str, object] = {
+        "moves": tuple(moves),
+        "notes": tuple(notes),
+        "job": job(9, handicap),
+    }
+    if handicap:
+        values["handicap_stones"] = ((2, 2), (6, 6))
+    if void:
+        values["result"] = None
+        values["void_reason"] = "engine died"
+    one = record(9, **values)
+    assert build_sgf(one) == sgfmill_build_sgf(one)
+
+
+def test_build_sgf_writes_what_sgfmill_writes_on_every_size_and_long_games() -> None:
+    for size in (2, 9, 13, 19, 25):
+        points = [(row, col) for row in range(size) for col in range(size)]
+        moves = tuple(
+            PlayedMove(
+                B if n % 2 == 0 else W, PASS if n % 7 == 3 else Move(points[n % len(points)])
+            )
+            for n in range(300)
+        )
+        one = record(size, job=job(size), moves=moves)
+        assert build_sgf(one) == sgfmill_build_sgf(one)

@@ -909,3 +909,23 @@ async def test_limits_over_pipes_under_the_watchdog() -> None:
                 await client.commands(("name",), ("genmove", "b"), limits=(60, 0.5))
             assert str(caught.value) == "engine 'sleepy': no response to 'genmove b' within 0.5s"
     assert exit_signal(client) is signal.SIGTERM
+
+
+async def test_a_client_that_does_not_hear_leaves_the_run_loop_alone() -> None:
+    with trio.fail_after(HANG_GUARD):
+        async with engine(fake_command("hang"), hears=False) as client:
+            assert await client.command("name") == "fake"
+            assert client._io is None  # no instrument in the run
+            assert client.hearing == (0.0, 0.0, 0.0)
+            assert 0 < client.sent_at <= client.written_at <= client.received_at
+            client.hear(True)  # installed at once, before the next wait
+            clock = client._io
+            assert clock is not None and clock.users == 1
+            assert await client.command("name") == "fake"
+            assert client._io is clock
+            client.hear(False)
+            assert client._io is None and clock.users == 0
+            with pytest.raises(KeyError):
+                trio.lowlevel.remove_instrument(clock)  # gone from the run
+            assert await client.command("name") == "fake"
+            assert client._io is None

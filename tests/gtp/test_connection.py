@@ -7,13 +7,16 @@ on how the engine's output is split into chunks.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from functools import partial
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from gtp.connection import Connection
 from gtp.errors import EngineFault, EngineGone, EngineTimeout, GtpError, ProtocolError
-from gtp.protocol import MAX_ID, Command, Response
+from gtp.protocol import MAX_ID, Command, Response, format_command
 
 
 def receive_all(connection: Connection, data: bytes) -> list[Response]:
@@ -388,3 +391,123 @@ def test_a_wrong_answer_is_refused_however_it_is_cut(cut: int, junk: bytes) -> N
         receive_all(connection, written[:cut])
         receive_all(connection, written[cut:])
     assert not connection.usable
+
+
+# --------------------------------------------------------------------------
+# The fast paths give what the general paths give
+
+_WORDS = st.one_of(
+    st.sampled_from(["play", "genmove", "b", "w", "D4", "pass", "", "a b", "x#y", "\t", "é"]),
+    st.text(max_size=4),
+)
+
+
+def _outcome(call: Callable[[], object]) -> object:
+    """What calling ``call`` gives: its value, or its exception's type and message."""
+    try:
+        return call()
+    except (TypeError, ValueError) as exc:
+        return type(exc), str(exc)
+
+
+def _reference_lines(commands: list[tuple[str, ...]], first_id: int) -> bytes:
+    """The lines as format_command makes them, one by one (the general path)."""
+    lines = []
+    for number, words in enumerate(commands, start=first_id):
+        if not words:
+            raise ValueError("a command needs a name")
+        lines.append(format_command(words[0], tuple(words[1:]), number))
+    return b"".join(lines)
+
+
+@given(
+    commands=st.lists(st.lists(_WORDS, max_size=3).map(tuple), min_size=1, max_size=4),
+    as_lists=st.booleans(),
+)
+def test_known_commands_give_the_lines_and_errors_format_command_gives(
+    commands: list[tuple[str, ...]], as_lists: bool
+) -> None:
+    expected = _outcome(lambda: _reference_lines(commands, 1))
+    batch: list[Sequence[str]] = [list(words) for words in commands] if as_lists else commands
+    for _ in range(2):  # the second time from the known commands, when they are known
+        connection = Connection()
+        assert _outcome(partial(connection.send_many, batch)) == expected
+        if isinstance(expected, bytes):
+            sent = [(command.name, command.args) for command in connection.awaiting]
+            assert sent == [(words[0], tuple(words[1:])) for words in commands]
+        else:
+            assert not connection.busy and connection.last_id == 0  # nothing changed
+
+
+def test_a_string_is_not_a_command_even_when_known() -> None:
+    Connection().send_many([("genmove", "b")])
+    with pytest.raises(TypeError, match="not a string"):
+        Connection().send_many(["genmove"])
+
+
+_CHUNKS = st.lists(
+    st.sampled_from(
+        [
+            b"=1\n\n",
+            b"=2 D4\n\n",
+            b"= x\n\n",
+            b"?3 illegal move\n\n",
+            b"=1 a\nb\n\n",
+            b"\n",
+            b"=",
+            b"2",
+            b" E5",
+            b"\n\n=3",
+            b"=9 wrong id\n\n",
+            b"junk\n",
+            b"=12345678901234 big\n\n",
+            b"=1x\n\n",
+            b"\x01",
+            b"=" + b"y" * 40 + b"\n\n",
+        ]
+    ),
+    max_size=8,
+)
+
+
+def _state(connection: Connection) -> object:
+    broken = connection.broken_by
+    return (
+        connection.awaiting,
+        connection.pending,
+        connection.usable,
+        None if broken is None else (type(broken), broken.message),
+    )
+
+
+@given(chunks=_CHUNKS, owed=st.integers(0, 3), strict=st.booleans())
+def test_receive_all_is_receive_then_next_response(
+    chunks: list[bytes], owed: int, strict: bool
+) -> None:
+    general = Connection("e", strict_ids=strict, max_line_bytes=30, max_response_bytes=35)
+    fast = Connection("e", strict_ids=strict, max_line_bytes=30, max_response_bytes=35)
+    commands = [("genmove", "b")] * owed
+    if commands:
+        general.send_many(commands)
+        fast.send_many(commands)
+    for chunk in chunks:
+        got_general: list[Response] = []
+        try:
+            response = general.receive(chunk)
+            while response is not None:
+                got_general.append(response)
+                response = general.next_response()
+            error_general = None
+        except GtpError as exc:
+            error_general = (type(exc), exc.message)
+        got_fast: list[Response] = []
+        try:
+            done = fast.receive_all(chunk, got_fast)
+            error_fast = None
+            assert done == (bool(got_fast) and not fast.busy)
+        except GtpError as exc:
+            error_fast = (type(exc), exc.message)
+        assert (got_fast, error_fast) == (got_general, error_general)
+        assert _state(fast) == _state(general)
+        if error_general is not None:
+            break
