@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from arena.control.timecontrol import format_seconds
-from arena.results import GameJob, GameRecord
+from arena.results import GameJob, GameRecord, PlayedMove
 from arena.store.files import CompetitionFiles, atomic_write
 from gtp.vertex import Colour
 
 if TYPE_CHECKING:
-    from sgfmill import sgf
+    from sgfmill import sgf, sgf_properties
 
 APPLICATION_NAME: Final = "gtp-arena"
 # pyproject.toml's version (tests/arena/test_records.py checks they agree): a constant,
@@ -164,18 +164,10 @@ def build_sgf(record: GameRecord) -> bytes:
             pieces.append(b";")
             pieces.append(move_pieces[point][0 if is_black else 1])
             continue
-        prop = "B" if is_black else "W"
-        properties = {prop: [_move_value(point, settings.board_size)]}
-        if played.time_left is not None:
-            left = format_seconds(math.floor(played.time_left * 1000) / 1000).encode()
-            properties[f"{prop}L"] = [left]
-            if played.overtime_left:
-                properties[f"O{prop}"] = [str(played.overtime_left).encode()]
-        comment = played.comment.strip()
-        if comment:
-            properties["C"] = presenter.serialise("C", comment)
         pieces.append(b";")
-        pieces += _property_pieces(properties)
+        pieces += _property_pieces(
+            _move_properties(played, is_black, settings.board_size, presenter)
+        )
     final = [note for note in record.notes if note.strip()]
     ending = record.result.reason if record.result is not None else record.void_reason
     if ending and record.moves:
@@ -190,16 +182,7 @@ def build_sgf(record: GameRecord) -> bytes:
             played = record.moves[-1]
             while pieces[-1] != b";":
                 pieces.pop()
-            prop = "B" if played.colour is black else "W"
-            last = {prop: [_move_value(played.move.point, settings.board_size)]}
-            if played.time_left is not None:
-                left = format_seconds(math.floor(played.time_left * 1000) / 1000).encode()
-                last[f"{prop}L"] = [left]
-                if played.overtime_left:
-                    last[f"O{prop}"] = [str(played.overtime_left).encode()]
-            comment = played.comment.strip()
-            if comment:
-                last["C"] = presenter.serialise("C", comment)
+            last = _move_properties(played, played.colour is black, settings.board_size, presenter)
             text = "\n\n".join(final)
             if "C" in last:  # as sgfmill's add_comment_text does
                 text = presenter.interpret("C", last["C"]) + "\n\n" + text
@@ -209,6 +192,23 @@ def build_sgf(record: GameRecord) -> bytes:
     pieces.append(b"\n")
     data: bytes = sgf_grammar.block_format(pieces)
     return data
+
+
+def _move_properties(
+    played: PlayedMove, is_black: bool, size: int, presenter: sgf_properties.Presenter
+) -> dict[str, list[bytes]]:
+    """A move node's properties: the move, the time left under a clock, the engine's comment."""
+    prop = "B" if is_black else "W"
+    properties = {prop: [_move_value(played.move.point, size)]}
+    if played.time_left is not None:
+        left = format_seconds(math.floor(played.time_left * 1000) / 1000).encode()
+        properties[f"{prop}L"] = [left]
+        if played.overtime_left:
+            properties[f"O{prop}"] = [str(played.overtime_left).encode()]
+    comment = played.comment.strip()
+    if comment:
+        properties["C"] = presenter.serialise("C", comment)
+    return properties
 
 
 def _property_pieces(properties: dict[str, list[bytes]], *, root: bool = False) -> list[bytes]:
