@@ -29,20 +29,21 @@ import binascii
 import enum
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final, assert_never
+from typing import Any, Final, assert_never, cast
 
 import attrs
 import trio
 
 from arena import fields_repr
 from arena.clock import PlayerClock
+from arena.competitions.registry import load_reference
 from arena.competitions.snapshots import CompetitionSnapshot, HistoryNote
-from arena.reports.notes import note_lines
 from arena.results import ArenaLatency, GameRecord, GameResult
 from gtp.board import Board
 from gtp.vertex import PASS, RESIGN, Colour, Move
 
 DEFAULT_EVENT_BUFFER: Final = 1024
+NOTE_LINES: Final = "arena.reports.notes:note_lines"  # a tuner's history notes in words
 
 
 class RunState(enum.Enum):
@@ -275,6 +276,8 @@ class TreeDump:
     @classmethod
     def of(cls, notes: Iterable[HistoryNote]) -> TreeDump:
         """The event for a competition's notes, worded as ``X.hist`` shows them."""
+        # Only tuners leave notes: the words for them are loaded with the first.
+        note_lines = cast("Callable[[HistoryNote], list[str]]", load_reference(NOTE_LINES))
         return cls(tuple(line for note in notes for line in note_lines(note)))
 
 

@@ -63,13 +63,23 @@ def _top_level_imports(path: Path, package: str) -> tuple[set[str], list[int]]:
         assert node.module is not None
         return [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
 
+    # `if TYPE_CHECKING:` imports name types for annotations: edges of the graph as
+    # module-level imports are (a circle through them is still a circle), not late.
+    for_types = {
+        id(node)
+        for block in tree.body
+        if isinstance(block, ast.If)
+        and isinstance(block.test, ast.Name)
+        and block.test.id == "TYPE_CHECKING"
+        for node in block.body
+    }
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Import, ast.ImportFrom)):
             continue
         ours = [n for n in names(node) if n == package or n.startswith(package + ".")]
         if not ours:
             continue
-        if node.col_offset == 0:
+        if node.col_offset == 0 or id(node) in for_types:
             found.update(ours)
         else:
             late.append(node.lineno)

@@ -21,10 +21,12 @@ from arena import fields_repr
 from arena.competitions.matchstats import format_elo, format_elo_brief
 from arena.competitions.snapshots import (
     AllPlayAllSnapshot,
-    CeTunerSnapshot,
     CompetitionSnapshot,
     MatchupSnapshot,
     PlayoffSnapshot,
+)
+from arena.competitions.tuner_snapshots import (
+    CeTunerSnapshot,
     SpsaTunerSnapshot,
     TunerCandidate,
     TunerSnapshot,

@@ -48,7 +48,8 @@ import trio
 from rich.console import Console
 
 from arena import fields_repr
-from arena.competitions.snapshots import CeTunerSnapshot, CompetitionSnapshot
+from arena.competitions.snapshots import CompetitionSnapshot
+from arena.competitions.tuner_snapshots import CeTunerSnapshot
 from arena.control.config import CompetitionConfig
 from arena.errors import StateError
 from arena.events import (

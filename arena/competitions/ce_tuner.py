@@ -40,16 +40,7 @@ import attrs
 
 from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.playoff import GameNumbers
-from arena.competitions.snapshots import (
-    CeCandidate,
-    CeDistribution,
-    CeGeneration,
-    CeParameterInfo,
-    CeTunerSnapshot,
-    GenerationNote,
-    HistoryNote,
-    RunningGame,
-)
+from arena.competitions.snapshots import HistoryNote
 from arena.competitions.tuner_common import (
     TunerBookkeeping,
     VoidGames,
@@ -58,6 +49,15 @@ from arena.competitions.tuner_common import (
     check_opponent,
     refuse_changed,
     refuse_changed_parameters,
+)
+from arena.competitions.tuner_snapshots import (
+    CeCandidate,
+    CeDistribution,
+    CeGeneration,
+    CeParameterInfo,
+    CeTunerSnapshot,
+    GenerationNote,
+    RunningGame,
 )
 from arena.control.ce_tuner import ce_candidate_player, ce_settings
 from arena.control.config import CompetitionConfig

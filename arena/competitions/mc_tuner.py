@@ -36,14 +36,7 @@ import attrs
 from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.jobs import PairChoices
 from arena.competitions.playoff import GameNumbers
-from arena.competitions.snapshots import (
-    HistoryNote,
-    ParameterInfo,
-    RunningGame,
-    TreeNote,
-    TunerCandidate,
-    TunerSnapshot,
-)
+from arena.competitions.snapshots import HistoryNote
 from arena.competitions.tuner_common import (
     TunerBookkeeping,
     VoidGames,
@@ -52,6 +45,13 @@ from arena.competitions.tuner_common import (
     check_opponent,
     refuse_changed,
     refuse_changed_parameters,
+)
+from arena.competitions.tuner_snapshots import (
+    ParameterInfo,
+    RunningGame,
+    TreeNote,
+    TunerCandidate,
+    TunerSnapshot,
 )
 from arena.control.config import CompetitionConfig
 from arena.control.settings import PlayerConfig, Where

@@ -41,13 +41,7 @@ import attrs
 
 from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.playoff import GameNumbers
-from arena.competitions.snapshots import (
-    HistoryNote,
-    SpsaParameterState,
-    SpsaRunningGame,
-    SpsaTunerSnapshot,
-    ThetaNote,
-)
+from arena.competitions.snapshots import HistoryNote
 from arena.competitions.tuner_common import (
     TunerBookkeeping,
     VoidGames,
@@ -55,6 +49,12 @@ from arena.competitions.tuner_common import (
     refuse_changed,
     refuse_changed_parameters,
     tuner_job,
+)
+from arena.competitions.tuner_snapshots import (
+    SpsaParameterState,
+    SpsaRunningGame,
+    SpsaTunerSnapshot,
+    ThetaNote,
 )
 from arena.control.config import CompetitionConfig
 from arena.control.settings import PlayerConfig, Where

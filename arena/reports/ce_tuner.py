@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.competitions.snapshots import (
+from arena.competitions.tuner_snapshots import (
     CeCandidate,
     CeDistribution,
     CeGeneration,

@@ -26,14 +26,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from arena.competitions.snapshots import (
-    AllPlayAllSnapshot,
-    CeTunerSnapshot,
-    CompetitionSnapshot,
-    PlayoffSnapshot,
-    SpsaTunerSnapshot,
-    TunerSnapshot,
-)
+from arena.competitions.snapshots import AllPlayAllSnapshot, CompetitionSnapshot, PlayoffSnapshot
+from arena.competitions.tuner_snapshots import CeTunerSnapshot, SpsaTunerSnapshot, TunerSnapshot
 from arena.control.config import CompetitionConfig
 from arena.errors import StateError
 from arena.reports.history import load_history

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from arena.competitions.snapshots import CeGeneration, CeTunerSnapshot
+from arena.competitions.tuner_snapshots import CeGeneration, CeTunerSnapshot
 from arena.control.ce_tuner import CeTunerSettings, ce_settings
 from arena.reports import trajectory_plots
 from arena.reports.ce_tuner import format_points

@@ -8,7 +8,7 @@ points and the games (lengths, times, losses) from the journal.
 
 from __future__ import annotations
 
-from arena.competitions.snapshots import SpsaTunerSnapshot
+from arena.competitions.tuner_snapshots import SpsaTunerSnapshot
 from arena.control.spsa_tuner import spsa_settings
 from arena.reports import trajectory_plots
 from arena.reports.html_common import (

@@ -7,7 +7,7 @@ the engine values on the axes from the control file's ``parameters``.
 
 from __future__ import annotations
 
-from arena.competitions.snapshots import TunerCandidate, TunerSnapshot
+from arena.competitions.tuner_snapshots import TunerCandidate, TunerSnapshot
 from arena.control.tuner import tuner_settings
 from arena.reports import tuner_plots
 from arena.reports.html_common import (

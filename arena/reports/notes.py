@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from arena.competitions.snapshots import GenerationNote, HistoryNote, ThetaNote, TreeNote
+from arena.competitions.snapshots import HistoryNote
+from arena.competitions.tuner_snapshots import GenerationNote, ThetaNote, TreeNote
 from arena.reports.ce_tuner import generation_lines
 from arena.reports.tuner import tree_dump
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from arena.competitions.snapshots import SpsaTunerSnapshot
+from arena.competitions.tuner_snapshots import SpsaTunerSnapshot
 from arena.reports.tuner import candidate_engine_lines
 
 TRAJECTORY_ROWS: Final = 21

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from arena.competitions.snapshots import (
-    AllPlayAllSnapshot,
-    CeTunerSnapshot,
-    CompetitionSnapshot,
-    PlayoffSnapshot,
-    SpsaTunerSnapshot,
-    TunerSnapshot,
-)
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, cast
+
+from arena.competitions.registry import load_reference
+from arena.competitions.snapshots import AllPlayAllSnapshot, CompetitionSnapshot, PlayoffSnapshot
 from arena.reports.allplayall import allplayall_report
-from arena.reports.ce_tuner import ce_tuner_report
 from arena.reports.playoff import playoff_report
-from arena.reports.spsa_tuner import spsa_tuner_report
-from arena.reports.tuner import tuner_report
+
+if TYPE_CHECKING:
+    from arena.reports.tuners import TunerSnapshots
+
+# The tuners' reports, by name: a playoff's run never builds the tuners' classes (a
+# tuner's snapshot means its modules are loaded already).
+TUNERS_REPORT: Final = "arena.reports.tuners:tuners_report"
 
 
 def competition_report(snapshot: CompetitionSnapshot) -> str:
@@ -23,10 +24,5 @@ def competition_report(snapshot: CompetitionSnapshot) -> str:
         return playoff_report(snapshot)
     if isinstance(snapshot, AllPlayAllSnapshot):
         return allplayall_report(snapshot)
-    if isinstance(snapshot, TunerSnapshot):
-        return tuner_report(snapshot)
-    if isinstance(snapshot, CeTunerSnapshot):
-        return ce_tuner_report(snapshot)
-    if isinstance(snapshot, SpsaTunerSnapshot):
-        return spsa_tuner_report(snapshot)
-    raise TypeError(f"no report for {type(snapshot).__name__}")
+    report = cast("Callable[[TunerSnapshots], str]", load_reference(TUNERS_REPORT))
+    return report(snapshot)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.competitions.snapshots import TunerCandidate, TunerSnapshot
+from arena.competitions.tuner_snapshots import TunerCandidate, TunerSnapshot
 from arena.reports.playoff import describe_players
 
 

@@ -19,8 +19,8 @@ from typing import Final
 
 import attrs
 
-from arena.competitions.snapshots import CeTunerSnapshot, SpsaTunerSnapshot
 from arena.competitions.tuner_common import candidate_score
+from arena.competitions.tuner_snapshots import CeTunerSnapshot, SpsaTunerSnapshot
 from arena.control.ce_tuner import CeTunerSettings
 from arena.control.spsa_tuner import SpsaTunerSettings
 from arena.control.tuner import McTunerSettings

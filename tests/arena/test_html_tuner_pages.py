@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.competitions.loader import load_control_file
-from arena.competitions.snapshots import CeTunerSnapshot, SpsaTunerSnapshot
+from arena.competitions.tuner_snapshots import CeTunerSnapshot, SpsaTunerSnapshot
 from arena.control.spsa_tuner import spsa_settings
 from arena.reports import trajectory_plots
 from arena.reports.history import load_history

@@ -24,8 +24,8 @@ CONTROL = (
     "matchups = [Matchup('a', 'b', number_of_games=2)]\n"
 )
 
-# Loaded with the first game, an openings file, a misspelt name or `arena export`
-# (datetime: with the first record or status; gtp.protocol: with GTP commands to send).
+# Loaded with the first game, an openings file, a misspelt name, `arena export` or a
+# tuner (datetime: with the first record or status; gtp.protocol: with GTP commands to send).
 NOT_AT_START = (
     "gtp.client",
     "gtp.launch",
@@ -38,6 +38,11 @@ NOT_AT_START = (
     "difflib",
     "csv",
     "datetime",
+    # only a tuner builds these classes, or words its history notes
+    "arena.competitions.tuner_snapshots",
+    "arena.reports.tuner",
+    "arena.reports.ce_tuner",
+    "arena.reports.spsa_tuner",
 )
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from arena.api import run_control_file
 from arena.competitions.ce_tuner import CeTuner
 from arena.competitions.loader import load_control_file
-from arena.competitions.snapshots import CeTunerSnapshot, SpsaTunerSnapshot
 from arena.competitions.spsa_tuner import SpsaTuner
+from arena.competitions.tuner_snapshots import CeTunerSnapshot, SpsaTunerSnapshot
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, iter_journal, read_state
 from arena.store.restore import load_competition

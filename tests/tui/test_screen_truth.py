@@ -18,7 +18,7 @@ import trio.testing
 from rich.console import Console
 
 from arena.api import run_competition
-from arena.competitions.snapshots import CeTunerSnapshot
+from arena.competitions.tuner_snapshots import CeTunerSnapshot
 from arena.control.config import CompetitionConfig
 from arena.events import (
     Event,
