@@ -55,6 +55,7 @@ import tempfile
 import time
 from functools import partial
 from pathlib import Path
+from typing import Final
 
 import trio
 from arena_overhead import ENGINE, cpu_seconds, run_games, write_ctl  # this script's folder
@@ -142,6 +143,11 @@ def latency_run(
     return run
 
 
+GAMES_PER_SLOT: Final = 30
+MIN_GAMES: Final = 480
+FEW_GAPS: Final = 5000  # a p99 over fewer is the maximum of a few dozen
+
+
 def add_gap_figures(run: dict[str, float], name: str, values: list[float]) -> None:
     run[f"{name}_gaps"] = len(values)
     if values:
@@ -210,6 +216,11 @@ def latency_runs(
             f"     every gap : {describe(run, 'all')}\n"
             f"     steady    : {describe(run, 'steady')}"
         )
+        if run["steady_gaps"] < FEW_GAPS:
+            print(
+                f"     (only {run['steady_gaps']:.0f} steady gaps: its p99 is near its maximum;"
+                " run more games with --games)"
+            )
         runs[slots] = run
         floor = reference_run(directory, slots, int(run["games"]), think)
         print(
@@ -229,7 +240,12 @@ def main() -> None:
         "--new-engines", action="store_true", help="also measure with new engines for every game"
     )
     parser.add_argument(
-        "--games", type=int, default=480, help="games per N (default 480: 7.5 per slot at N=64)"
+        "--games",
+        type=int,
+        default=None,
+        help=f"games per N (default {GAMES_PER_SLOT} per slot, at least {MIN_GAMES}: the steady"
+        " window opens only once the last of the 2N engines has started, which at N=64 takes"
+        " seconds, so fewer games leave it a few hundred gaps whose p99 is their maximum)",
     )
     parser.add_argument(
         "--think", type=float, default=0.02, help="the paced run's genmove time (default 0.02 s)"
@@ -237,7 +253,13 @@ def main() -> None:
     parser.add_argument("--slots", default="8,32,64", help="the N to measure (default 8,32,64)")
     options = parser.parse_args()
     slot_counts = [int(word) for word in options.slots.split(",")]
-    games = 4 * max(slot_counts) if options.quick else options.games
+    top = max(slot_counts)
+    if options.quick:
+        games = 4 * top
+    elif options.games is not None:
+        games = options.games
+    else:
+        games = max(MIN_GAMES, GAMES_PER_SLOT * top)
     result: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as temporary:
         directory = Path(temporary)
@@ -248,7 +270,6 @@ def main() -> None:
             for key in ("p50", "p99", "max"):
                 result[f"reference_latency_{key}_ms_{slots}"] = round(run[f"reference_{key}"], 3)
         if options.think:
-            top = max(slot_counts)
             paced_games = 2 * top if options.quick else max(2 * top, games // 4)
             paced = latency_runs(directory / "paced", [top], paced_games, True, options.think)
             for key in ("p50", "p99", "max"):
