@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Final, Protocol, cast
+from typing import TYPE_CHECKING, Final, Protocol, cast
 
 import attrs
 import trio
@@ -33,7 +33,7 @@ from arena.errors import RunError
 from arena.events import Event
 from arena.results import GameJob, GameRecord
 from arena.run.affinity import SlotCores
-from arena.run.engines import GroupWatch, StderrRoute, check_player, open_provider
+from arena.run.engines import EngineProvider, GroupWatch, StderrRoute, check_player, open_provider
 from arena.run.sink import GameSink
 from gtp.errors import EngineStartError
 
@@ -41,7 +41,20 @@ from gtp.errors import EngineStartError
 # loaded with the first game, not at the run's start: a run may play none (``-g 0``, a
 # competition already complete).  A "module:name" string, as the registry's types.
 PLAY_GAME: Final = "arena.run.match:play_game"
-PlayGame = Callable[..., Awaitable[GameRecord]]
+
+
+class PlayGame(Protocol):
+    """What ``PLAY_GAME`` names (checked by mypy below)."""
+
+    def __call__(
+        self, job: GameJob, provider: EngineProvider, sink: GameSink, *, crash_result: str
+    ) -> Awaitable[GameRecord]: ...
+
+
+if TYPE_CHECKING:
+    from arena.run.match import play_game as _play_game
+
+    _NAMED: PlayGame = _play_game  # the string above names a PlayGame
 
 
 class Slot(Protocol):
