@@ -7,6 +7,8 @@ The words are :class:`arena.output.wording.PlainWording`'s.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from typing import IO
 
@@ -15,6 +17,8 @@ import attrs
 from arena import fields_repr
 from arena.events import Event
 from arena.output.wording import PlainWording
+
+_OUTPUT_CLOSED = "standard output was closed: the run goes on without printing"
 
 
 @attrs.define
@@ -34,11 +38,30 @@ class PlainLines:
         out_lines, err_lines = self._wording.lines(event)
         if out_lines and not self.quiet:
             out = self.out or sys.stdout
-            for line in out_lines:
-                out.write(line + "\n")
-            out.flush()
+            try:
+                for line in out_lines:
+                    out.write(line + "\n")
+                out.flush()
+            except BrokenPipeError:
+                self._output_closed(out)
         if err_lines:
-            err = self.err or sys.stderr
-            for line in err_lines:
+            self._to_stderr(err_lines)
+
+    def _output_closed(self, out: IO[str]) -> None:
+        """Whoever read the lines went away (``| head``, a parent process that died):
+        the run goes on, its results and X.log unaffected, and prints no more lines
+        (a long competition is not lost with a pager)."""
+        self.quiet = True
+        with contextlib.suppress(OSError, ValueError):
+            # What is still buffered for the closed pipe goes nowhere, at exit too.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, out.fileno())
+            os.close(devnull)
+        self._to_stderr([f"arena: {_OUTPUT_CLOSED} ({self.code}.log has its lines)"])
+
+    def _to_stderr(self, lines: list[str]) -> None:
+        err = self.err or sys.stderr
+        with contextlib.suppress(BrokenPipeError):
+            for line in lines:
                 err.write(line + "\n")
             err.flush()

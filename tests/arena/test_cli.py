@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -162,6 +163,35 @@ def test_halted_run_exits_with_an_error(tmp_path: Path, capsys: pytest.CaptureFi
     path = write_ctl(tmp_path, black=fake_command("--crash-at=1"))
     assert main(["run", str(path), "-q"]) == 1
     assert "halting competition" in capsys.readouterr().err
+
+
+def test_a_closed_standard_output_does_not_end_the_run(tmp_path: Path) -> None:
+    """``arena run X.ctl | head`` or a parent process gone: the games are all played and
+    recorded, the report written, and one line on stderr says why nothing more is printed
+    (it used to end the run at once with exit status 1 and no word)."""
+    path = write_ctl(tmp_path, games=4)
+    reading, writing = os.pipe()
+    os.close(reading)  # the first line written gets EPIPE
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "arena_cli", "run", str(path), "-j", "2"],
+            stdout=writing,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+    finally:
+        os.close(writing)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        "arena: standard output was closed: the run goes on without printing"
+        " (cli.log has its lines)\n"
+    )
+    files = CompetitionFiles.for_control_file(path)
+    assert len(files.hist.read_text().splitlines()) == 4
+    assert files.report.read_text().startswith("playoff: cli\n\na v b (4/4 games)\n")
+    assert "game 0_3: b beat a W+7.5" in files.log.read_text()
 
 
 def test_console_script_help_and_bad_option() -> None:
