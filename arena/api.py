@@ -43,6 +43,7 @@ from typing import Any, Final
 
 import attrs
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.competitions.base import Competition
 from arena.competitions.loader import load_control_file
 from arena.competitions.snapshots import CompetitionSnapshot
@@ -88,6 +89,10 @@ def engine(command: str | Sequence[str], *, code: str = "engine", **settings: An
 @attrs.frozen
 class MatchResult:
     """What a match produced: counted results, void games, and every game record."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     player_1: str
     player_2: str
@@ -186,6 +191,9 @@ class _RunRecord:
     written as the run's last event comes, before anyone else hears of it.
     """
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+
     files: CompetitionFiles
     competition: Competition
     _run_files: RunFiles | None = None
@@ -259,6 +267,9 @@ async def run_competition(
 @attrs.define
 class _Collector:
     """Subscriber: the finished games of a match, as the library returns them."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
 
     results: list[GameResult] = attrs.Factory(list)
     voids: list[tuple[str, str]] = attrs.Factory(list)

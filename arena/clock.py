@@ -33,6 +33,7 @@ from typing import Final
 
 import attrs
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.timecontrol import TIME_SETTINGS, TimeControl, format_seconds
 
 EPSILON: Final = 1e-9  # seconds: float noise in sums, never a real difference
@@ -47,6 +48,10 @@ class ClockReading:
     included (GTP ``time_left``, SGF ``OB``/``OW``).
     """
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     seconds: float
     count: int = 0
 
@@ -58,6 +63,10 @@ class ClockReading:
 @attrs.frozen
 class Charge:
     """One move's time, as the clock judged it."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     elapsed: float
     allowed: float  # what the clock allowed the move, the margin excluded

@@ -34,7 +34,7 @@ from typing import Any, Final, assert_never, cast
 import attrs
 import trio
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.clock import PlayerClock
 from arena.competitions.registry import load_reference
 from arena.competitions.snapshots import CompetitionSnapshot, HistoryNote
@@ -60,6 +60,8 @@ class RunStateChanged:
     """The run started (RUNNING, with its slots), is stopping, or ended (with the reason)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     state: RunState
     message: str = ""
@@ -69,6 +71,8 @@ class RunStateChanged:
 @attrs.frozen
 class GameStarted:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     game_id: str
     black: str  # player codes
@@ -95,6 +99,8 @@ class ClockFace:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     seconds: float
     count: int = 0
@@ -123,6 +129,8 @@ class BoardPicture:
     are the stones black and white have captured."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     size: int
     points: str
@@ -214,6 +222,8 @@ class MovePlayed:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     game_id: str
     colour: Colour
@@ -229,6 +239,8 @@ class GameFinished:
     """A game is over and its record is durable: a counted result, or a void game."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     game_id: str
     black: str
@@ -249,6 +261,8 @@ class EngineStderr:
     """A line an engine wrote on its stderr during a game."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     game_id: str
     player: str
@@ -261,6 +275,8 @@ class RunWarning:
     """Something the arena itself wants the user to know (not fatal)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     text: str
 
@@ -270,6 +286,8 @@ class TreeDump:
     """A tuner's notes for the history file (the Monte Carlo tuner's tree, a generation, theta)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     lines: tuple[str, ...]
 
@@ -286,6 +304,8 @@ class WorkersChanged:
     """How many workers the cluster the games are played on has (sent on every change)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     workers: int
     threads: int  # games the workers can play at once
@@ -296,6 +316,8 @@ class KeyPressed:
     """A key typed on the run's terminal that the ringmaster does not act on (the dashboard's)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     key: bytes
 
@@ -305,6 +327,8 @@ class SnapshotTaken:
     """The competition as it stands (sent when a run starts, before any game)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     snapshot: CompetitionSnapshot = attrs.field(eq=False, repr=False)
 
@@ -345,6 +369,7 @@ class EventBus:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
 
     _all: list[Subscriber] = attrs.Factory(list)
     _moves: list[Subscriber] = attrs.Factory(list)
@@ -377,6 +402,7 @@ class ChannelSubscriber:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
 
     channel: trio.MemorySendChannel[Event] | None
     dropped: int = 0

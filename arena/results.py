@@ -25,6 +25,7 @@ from typing import Any
 
 import attrs
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.openings import Opening
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TimeControl
@@ -76,6 +77,10 @@ class MoveTimes:
     response line is read, with or without a clock.
     """
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     moves: int = 0
     total: float = 0.0
     longest: float = 0.0
@@ -111,6 +116,10 @@ class GameResult:
     ``cpu_black``/``cpu_white`` are seconds, None when not known;
     ``times_black``/``times_white`` the time each took per move.
     """
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     game_id: str
     black: str  # player code
@@ -242,6 +251,10 @@ class GameJob:
     own ``time_control`` if it has one (time odds), else the settings'.
     """
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     game_id: str
     pairing: str
     game_number: int
@@ -275,6 +288,10 @@ class PlayedMove:
     byo-yomi periods or Canadian stones (SGF BL/WL, OB/OW).
     """
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     colour: Colour
     move: Move
     comment: str = ""
@@ -290,6 +307,10 @@ class ArenaLatency:
     Measured over the commands of the game's moves; what is left of a move's
     time once this is known to be small is the engines'.
     """
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     commands: int = 0
     total: float = 0.0
@@ -322,6 +343,10 @@ class GameRecord:
     ``notes`` go into the last node's comment (final messages, scorer answers,
     late errors).
     """
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     job: GameJob
     result: GameResult | None

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.competitions.snapshots import CompetitionSnapshot, HistoryNote
 from arena.control.config import CompetitionConfig
 from arena.control.settings import GameSettings, PlayerConfig
@@ -23,6 +24,10 @@ from arena.results import GameJob, GameResult
 @attrs.frozen
 class PlayerCheck:
     """Start this player and check it accepts these game settings."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     player: PlayerConfig
     settings: GameSettings

@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 
+from arena import fields_eq, fields_repr
 from arena.control.openings import OpeningBook
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.results import GameJob
@@ -71,6 +72,9 @@ class PairChoices:
     either game is issued or finished, and forgotten once both are finished,
     or once neither is (so a pair abandoned whole may be chosen afresh).
     """
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
 
     chosen: dict[int, str] = attrs.Factory(dict)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.results import GameResult
 from arena.stats.elo import (
     SPRT,
@@ -64,6 +65,9 @@ class PairCounter:
     are not counted.
     """
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+
     counts: list[int] = attrs.Factory(lambda: [0, 0, 0, 0, 0])
     incomplete: int = 0  # pairs with an unknown result
     halves: dict[int, tuple[bool, float | None]] = attrs.Factory(dict)
@@ -108,6 +112,10 @@ class PairCounter:
 class SprtOutcome:
     """An SPRT that has decided: the decision and the games counted when it did."""
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     decision: SprtDecision
     games: int
 
@@ -150,6 +158,10 @@ def check_sprt(
 @attrs.frozen
 class MatchupStats:
     """The figures of one matchup, from player_1's side (Elo > 0: player_1 is stronger)."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     player_1: str
     player_2: str

@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from arena import fields_eq, fields_repr
 from arena.competitions.base import PlayerCheck, with_referee_checks
 from arena.competitions.jobs import make_job, second_of_pair
 from arena.competitions.matchstats import (
@@ -48,6 +49,9 @@ from gtp.vertex import Colour
 @attrs.define
 class PlayerTally:
     """One player's record within a matchup (wins count a jigo as half)."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
 
     wins: float = 0.0
     black_games: int = 0
@@ -78,6 +82,9 @@ class PlayerTally:
 @attrs.define
 class MatchupTally:
     """Aggregates of one matchup's counted results."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
 
     player_1: str
     player_2: str
@@ -176,6 +183,9 @@ class MatchupTally:
 @attrs.define
 class GameNumbers:
     """Which game numbers of a matchup (or a tuner) are finished or in progress."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
 
     finished_below: int = 0  # every number below this is finished
     finished_above: set[int] = attrs.Factory(set)

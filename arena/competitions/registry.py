@@ -18,7 +18,7 @@ from typing import cast
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.competitions.base import Competition
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
@@ -35,6 +35,8 @@ class CompetitionType:
     """One competition type: its control-file names, its settings parser, its class."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     name: str
     namespace: Mapping[str, str]  # name in the control file -> token kind (Matchup(...))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -39,6 +39,8 @@ class PlayerCounts:
     """One player's record within a matchup (wins count a jigo as half)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     wins: float = 0.0
     black_games: int = 0
@@ -73,6 +75,8 @@ class MatchupCounts:
     """A matchup's counted results: games, jigos, unknown and void games, each player's record."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     player_1: str
     player_2: str
@@ -89,6 +93,8 @@ class MatchupSnapshot:
     """One matchup for reports: its definition (None if gone from the control file)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     id: str
     name: str
@@ -106,6 +112,8 @@ class PlayoffSnapshot:
     """A frozen picture of a playoff for show/report and the live display."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str
     description: str | None
@@ -128,6 +136,8 @@ class GridCell:
     """Row player's results against the column player (a jigo is half a win each)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     wins: float
     losses: float
@@ -144,6 +154,8 @@ class AllPlayAllSnapshot:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str
     description: str | None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.settings import GameSettings
 from arena.stats.elo import DEFAULT_CONFIDENCE, Interval
 from gtp.vertex import Colour
@@ -22,6 +22,8 @@ class TunerCandidate:
     """One candidate (a node of the tuner's tree) as the reports show it."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str  # the player code in game records: '#0,1', '#0,1:2,2'
     label: str  # coordinates: '(0,1)', '(0,1)(2,2)' for a second-generation candidate
@@ -52,6 +54,8 @@ class TunerCandidate:
 @attrs.frozen
 class ParameterInfo:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str
     scale: str  # 'LINEAR(0, 8)', 'LOG(10, 10000, integer=True)', 'scale_p3'
@@ -63,6 +67,8 @@ class RunningGame:
     """A game in progress: which candidate plays it."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     game_id: str
     candidate: str  # player code
@@ -75,6 +81,8 @@ class TunerSnapshot:
     """A frozen picture of a Monte Carlo tuning event for show/report and the dashboard."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str
     description: str | None
@@ -115,6 +123,8 @@ class CeDistribution:
     """A Gaussian: optimiser mean and variance per parameter, and the mean as engine parameters."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     means: tuple[float, ...]
     variances: tuple[float, ...]
@@ -138,6 +148,8 @@ class CeCandidate:
     """One sample of a generation: its player code, parameters and record."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str  # 'g2#17'
     number: int
@@ -163,6 +175,8 @@ class CeGeneration:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     number: int
     distribution: CeDistribution
@@ -178,6 +192,8 @@ class CeGeneration:
 @attrs.frozen
 class CeParameterInfo:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str
     initial_mean: float
@@ -190,6 +206,8 @@ class CeTunerSnapshot:
     """A frozen picture of a cross-entropy tuning event for show/report and the dashboard."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str
     description: str | None
@@ -228,6 +246,8 @@ class SpsaParameterState:
     """One SPSA parameter: its settings, its value now and its trajectory."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str
     start: float
@@ -245,6 +265,8 @@ class SpsaParameterState:
 @attrs.frozen
 class SpsaRunningGame:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     game_id: str
     iteration: int
@@ -256,6 +278,8 @@ class SpsaTunerSnapshot:
     """A frozen picture of an SPSA tuning event for show/report and the dashboard."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str
     description: str | None
@@ -287,6 +311,8 @@ class TreeNote:
     """The Monte Carlo tuner's tree after ``games`` games (candidates in tree order)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     games: int
     candidates: tuple[TunerCandidate, ...]
@@ -297,6 +323,8 @@ class GenerationNote:
     """A finished cross-entropy generation: its distribution, candidates most wins first."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     number: int
     distribution: CeDistribution
@@ -311,6 +339,8 @@ class ThetaNote:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     iterations: int
     values: tuple[str, ...]

@@ -12,7 +12,7 @@ from typing import Final
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.config import CompetitionConfig, MatchupConfig
 from arena.control.namespace import ControlFile
 from arena.control.openings import OpeningBook, openings_setting
@@ -60,6 +60,8 @@ class AllPlayAllSettings:
     """The all-play-all part of a control file."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     competitors: tuple[str, ...]
     settings: GameSettings

@@ -22,7 +22,7 @@ from typing import Any, Final
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
 from arena.control.openings import OpeningBook, openings_setting
@@ -60,6 +60,8 @@ class CeParameter:
     """One ``Parameter`` of a cross-entropy tuner."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str
     initial_mean: float
@@ -107,6 +109,8 @@ class CeTunerSettings:
     """The ``ce_tuner`` part of a control file."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     parameters: tuple[CeParameter, ...]
     make_candidate: Callable[..., object] = attrs.field(eq=False)

@@ -14,7 +14,7 @@ from typing import Literal
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.openings import OpeningBook
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.stats.elo import SPRT
@@ -27,6 +27,8 @@ class MatchupConfig:
     """One playoff ``Matchup``: two players, how many games, their settings."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     id: str
     name: str
@@ -50,6 +52,8 @@ class MatchupConfig:
 @attrs.frozen
 class PlayoffSettings:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     matchups: tuple[MatchupConfig, ...]
 
@@ -59,6 +63,8 @@ class CompetitionConfig:
     """A whole control file, validated."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     control_path: Path
     competition_type: str

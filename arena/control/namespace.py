@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.settings import Where
 from arena.errors import ControlFileError
 
@@ -27,6 +27,8 @@ class DefinedName:
     """A top-level name the control file defines: where, and whether the file reads it."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     name: str
     line: int | None

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.namespace import ControlFile
 from arena.control.settings import GameSettings
 from arena.control.values import (
@@ -58,6 +58,8 @@ class Opening:
     """The moves a game starts from (its job carries it), and where they came from."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     name: str  # the file, and ``#n`` for the n-th game of a collection
     moves: tuple[tuple[Colour, Point | None], ...]  # None: a pass

@@ -17,7 +17,7 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.timecontrol import (
     DEFAULT_TIME_MARGIN,
     TimeControl,
@@ -63,6 +63,8 @@ class PlayerConfig:
     """One ``Player`` definition, with paths resolved and defaults filled in."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str
     command: tuple[str, ...]
@@ -105,6 +107,8 @@ class Adjudication:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     margin: float
     moves: int = 4  # consecutive checks beyond the margin
@@ -150,6 +154,8 @@ class GameSettings:
     """How one game is played and scored."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     board_size: int
     komi: float

@@ -20,7 +20,7 @@ from typing import Final
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
 from arena.control.openings import OpeningBook, openings_setting
@@ -47,6 +47,8 @@ class SpsaParameter:
     """One ``Parameter`` of an SPSA tuner."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     code: str
     start: float
@@ -77,6 +79,8 @@ class SpsaTunerSettings:
     """The ``spsa_tuner`` part of a control file."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     parameters: tuple[SpsaParameter, ...]
     make_candidate: Callable[..., object] = attrs.field(eq=False)

@@ -22,7 +22,7 @@ from typing import Final, Literal
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.values import ConfigToken, Where, describe_value, token_arguments
 
 TimeSystem = Literal["absolute", "byoyomi", "canadian", "fischer", "per_move"]
@@ -52,6 +52,8 @@ class TimeControl:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     system: TimeSystem
     main_time: float = 0.0

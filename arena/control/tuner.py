@@ -19,7 +19,7 @@ from typing import Final
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.config import CompetitionConfig
 from arena.control.namespace import ControlFile
 from arena.control.openings import OpeningBook, openings_setting
@@ -61,6 +61,8 @@ class McTunerSettings:
     """The ``mc_tuner`` part of a control file."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     parameters: tuple[ParameterSpec, ...]
     make_candidate: Callable[..., object] = attrs.field(eq=False)

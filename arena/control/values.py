@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.errors import ControlFileError
 
 IDENTIFIER_PUNCTUATION: Final = frozenset("-!$%&*+.:;<=>?^_~")
@@ -31,6 +31,7 @@ class ConfigToken:
     """A ``Player(...)``/``Matchup(...)`` call, kept for validation later."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
 
     kind: str
     args: tuple[Any, ...]
@@ -62,6 +63,8 @@ class Where:
     """Where a value came from, to build a one-line error about it."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     path: Path
     setting: str

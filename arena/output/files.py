@@ -30,7 +30,7 @@ from typing import IO, Final
 import attrs
 import trio
 
-from arena import fields_repr
+from arena import fields_eq, fields_repr
 from arena.events import Event, GameFinished, GameStarted, MovePlayed, event_to_json
 from arena.output.wording import history_lines, log_line
 from arena.store.files import CompetitionFiles
@@ -57,6 +57,7 @@ class RunFiles:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
 
     files: CompetitionFiles
     clock: Callable[[], float] = trio.current_time
@@ -116,6 +117,7 @@ class GtpLogs:
     """``--log-gtp``: every command and response of a game in ``X.gtplogs/<game id>.log``."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
 
     files: CompetitionFiles
     _open: dict[str, IO[str]] = attrs.Factory(dict)

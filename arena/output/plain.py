@@ -14,7 +14,7 @@ from typing import IO
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_repr
 from arena.events import Event
 from arena.output.wording import PlainWording
 
@@ -24,6 +24,7 @@ _OUTPUT_CLOSED = "standard output was closed: the run goes on without printing"
 @attrs.define
 class PlainLines:
     __repr__ = fields_repr
+    __eq__ = fields_eq
 
     code: str
     quiet: bool = False

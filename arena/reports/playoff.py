@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.competitions.matchstats import stats_lines
 from arena.competitions.snapshots import MatchupCounts, MatchupSnapshot, PlayoffSnapshot
 
@@ -31,6 +32,9 @@ def format_percent(part: float, whole: float) -> str:
 
 @attrs.define
 class _Column:
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+
     values: list[str]
     align: str = "right"  # or "left"
     right_padding: int = 1
@@ -42,6 +46,10 @@ class _Column:
 
 @attrs.frozen
 class _Heading:
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     text: str
     span: int = 1
 

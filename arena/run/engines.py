@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Final, Literal
 import attrs
 import trio
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.control.settings import GameSettings, PlayerConfig
 from arena.control.timecontrol import TIME_COMMANDS
 from arena.run.sink import GameSink
@@ -55,6 +56,8 @@ GroupWatch = Callable[[int, bool], None]
 @attrs.define(eq=False)
 class EngineSession:
     """One running engine of a player (see module docstring); made by :func:`start_session`."""
+
+    __repr__ = fields_repr
 
     player: PlayerConfig
     client: GtpClient = attrs.field(init=False)
@@ -289,6 +292,10 @@ class EngineFacts:
     a random seed chosen by each process.
     """
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     supported: frozenset[str]  # the optional commands it implements
     name: str
     version: str
@@ -371,6 +378,9 @@ class EngineProvider:
     description: that saves three or more round trips per engine start, a
     noticeable share of a short game's cost.
     """
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
 
     nursery: trio.Nursery
     stderr: StderrRoute = "log"

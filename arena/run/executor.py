@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Final, Protocol, cast
 import attrs
 import trio
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.competitions.base import PlayerCheck
 from arena.competitions.registry import load_reference
 from arena.errors import RunError
@@ -94,6 +95,10 @@ class Executor(Protocol):
 @attrs.frozen
 class LocalExecutor:
     """Plays games on this machine (see module docstring)."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     stderr: StderrRoute = "log"
     reuse_engines: bool = False

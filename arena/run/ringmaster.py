@@ -38,6 +38,7 @@ from typing import Final, Protocol
 import attrs
 import trio
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.competitions.base import Competition, is_clocked
 from arena.competitions.registry import make_competition
 from arena.competitions.snapshots import CompetitionSnapshot, HistoryNote
@@ -86,6 +87,10 @@ BOARD_EVENT_SECONDS: Final = 0.5
 
 @attrs.frozen
 class RunOptions:
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     parallel: int = 1
     max_games: int | None = None
     log_gtp: bool = False  # X.gtplogs/ (read by whoever records the run: arena.api)
@@ -108,6 +113,10 @@ class TrafficLogs(Protocol):
 
 @attrs.frozen
 class RunSummary:
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     state: RunState
     message: str
     games_recorded: int  # results counted in this run
@@ -205,6 +214,9 @@ class Ringmaster:
     None to keep everything in memory (the library API).  ``executor``: where
     games are played (default: here).
     """
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
 
     config: CompetitionConfig
     options: RunOptions = RunOptions()

@@ -35,6 +35,7 @@ from typing import Final
 
 import attrs
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.clock import EPSILON, Charge
 
 # A run stops once this many games were voided for stalls, and they are more
@@ -95,6 +96,10 @@ def waited_since(probe: RunQueueProbe | None, before: float | None) -> float | N
 @attrs.frozen
 class Doubt:
     """Seconds of one move's charged time that may be the machine's, not the engine's."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     arena: float  # the arena deaf to the answer
     engine: float  # the engine waiting for a CPU

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 
 DEFAULT_CONFIDENCE = 0.95
 
@@ -126,6 +126,8 @@ class WDL:
     """Wins, losses, draws (jigos) and unknown results, from one player's side."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     wins: int = 0
     losses: int = 0
@@ -187,6 +189,8 @@ class Pentanomial:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     counts: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
     incomplete: int = 0
@@ -230,6 +234,8 @@ class Interval:
     """A point estimate with a two-sided interval (``lower <= value <= upper``)."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     value: float
     lower: float
@@ -339,6 +345,8 @@ class PairingStats:
     """The figures for one pairing, from the side of the player ``wdl`` counts for."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     wdl: WDL
     win_rate: Interval  # score fraction with its Wilson interval
@@ -398,6 +406,8 @@ class SPRT:
     """
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     elo0: float = attrs.field(converter=_to_float)
     elo1: float = attrs.field(converter=_to_float)
@@ -432,6 +442,8 @@ class SPRT:
 @attrs.frozen
 class SprtStatus:
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     llr: float
     lower_bound: float

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
-from arena import fields_repr
+from arena import fields_eq, fields_hash, fields_repr
 from arena.stats.elo import DEFAULT_CONFIDENCE, WDL, Interval, z_value
 
 # Natural-log rating units (the Bradley–Terry / logistic parameter) per Elo point.
@@ -25,6 +25,8 @@ class PlayerRating:
     """One player's rating relative to the anchor; ``elo`` is None when not connected to it."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     player: str
     games: int  # games with a known outcome
@@ -37,6 +39,8 @@ class Ratings:
     """Bradley–Terry ratings of an all-play-all, in the order the players were given."""
 
     __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     anchor: str
     confidence: float

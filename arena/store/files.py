@@ -17,6 +17,7 @@ from pathlib import Path
 
 import attrs
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.errors import StateError
 
 
@@ -31,6 +32,10 @@ class CompetitionLocked(StateError):
 @attrs.frozen
 class CompetitionFiles:
     """Where each of a competition's files lives (Gomill's names, plus journal and lock)."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     directory: Path
     code: str
@@ -169,6 +174,9 @@ class RunLock:
     that has meanwhile been removed or replaced tries again on the new one.
     A lock file left by a killed run holds no ``flock`` and is simply taken over.
     """
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
 
     path: Path
     _fd: int | None = None

@@ -24,6 +24,7 @@ from typing import Any, Final
 
 import attrs
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.errors import StateError
 from arena.results import GameResult
 from arena.store.files import CompetitionFiles, atomic_write
@@ -40,6 +41,10 @@ STATUS_VERSION: Final = 1
 class ResultEntry:
     """A finished game that counts, with what we learnt about its engines."""
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
+
     result: GameResult
     engines: Mapping[str, str] = attrs.field(factory=dict)  # player code -> description
 
@@ -50,6 +55,10 @@ class ResultEntry:
 @attrs.frozen
 class VoidEntry:
     """A game abandoned by a software failure: it does not count and is replayed."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     game_id: str
     pairing: str
@@ -91,6 +100,10 @@ def entry_from_json(data: object) -> JournalEntry:
 @attrs.frozen
 class LoadedState:
     """What is on disk: the last snapshot (None if none) and the entries after it."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     competition: Mapping[str, Any] | None
     pending: tuple[JournalEntry, ...]
@@ -186,6 +199,9 @@ class StateStore:
 
     Open it only while holding the run lock: opening trims a torn journal tail.
     """
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
 
     files: CompetitionFiles
     competition_type: str

@@ -44,6 +44,7 @@ from typing import Protocol
 import attrs
 import trio
 
+from arena import fields_eq, fields_hash, fields_repr
 from arena.errors import RunError
 from arena.store.files import CompetitionFiles, fsync_directory
 from arena.store.journal import JournalEntry, LoadedState, StateStore
@@ -81,6 +82,10 @@ async def until_idle(deadline: float) -> None:
 @attrs.frozen
 class Commit:
     """One finished game to make durable: everything its batch needs from it."""
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+    __hash__ = fields_hash
 
     entry: JournalEntry | None  # None: nothing to journal (a void game of the library API)
     # The SGF file and what builds its bytes (on the trio thread), if one is kept.
@@ -156,6 +161,9 @@ def write_files(records: Sequence[tuple[Path, bytes]], *, durable: bool) -> None
 class DiskStore:
     """The competition's files: ``X.games/``, ``X.void/``, ``X.journal``, ``X.status``."""
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+
     files: CompetitionFiles
     competition_type: str
     durable: bool = True
@@ -190,6 +198,9 @@ class DiskStore:
 class MemoryStore:
     """Nothing on disk: records and entries are kept in memory (the library API)."""
 
+    __repr__ = fields_repr
+    __eq__ = fields_eq
+
     records: dict[Path, bytes] = attrs.Factory(dict)
     entries: list[JournalEntry] = attrs.Factory(list)
 
@@ -220,6 +231,9 @@ class RecordWriter:
     Run :meth:`run` in a nursery; :meth:`close` lets it finish what is queued
     and return.  A failed write raises :class:`RunError`.
     """
+
+    __repr__ = fields_repr
+    __eq__ = fields_eq
 
     store: Store
     batches: int = 0  # how many commits (for tests and benchmarks)
