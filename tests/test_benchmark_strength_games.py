@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -109,3 +110,43 @@ def test_the_command_summarises_a_work_directory(
     assert (result[0]["wins"], result[0]["collapsed"]) == (1, 1)
     assert sg.main(["--workdir", str(tmp_path), "nothing"]) == 2
     assert "no game records" in capsys.readouterr().err
+
+
+def test_gnu_go_s_estimate_is_read_as_our_lead() -> None:
+    assert sg.our_lead("= W+26.2 (upper bound: 69.7, lower: -17.3)", "b") == -26.2
+    assert sg.our_lead("= W+26.2 (upper bound: 69.7, lower: -17.3)", "w") == 26.2
+    assert sg.our_lead("= B+0.5", "b") == 0.5
+    assert sg.our_lead("= 0", "w") == 0.0
+    assert sg.our_lead("? unknown command", "b") is None
+
+
+def resigned_with_a_dead_group() -> bytes:
+    """Black (our engine) resigns with its only stones, two of them, in atari in a corner
+    surrounded by white: lost by GNU Go's estimate."""
+    game = sgf.Sgf_game(9)
+    root = game.get_root()
+    root.set("PB", "arena-mcts:0.1.0")
+    root.set("PW", "GNU Go:3.8")
+    root.set("RE", "W+R")
+    root.set("KM", 7.5)
+    moves = [("b", (0, 0)), ("w", (4, 4)), ("b", (0, 1)), ("w", (1, 0)), ("b", None)]
+    moves += [("w", (1, 1)), ("b", None), ("w", (2, 2)), ("b", None), ("w", (0, 2))]
+    for colour, point in moves:
+        game.extend_main_sequence().set_move(colour, point)
+    return game.serialise()
+
+
+def test_a_resignation_is_checked_with_gnu_go(tmp_path: Path) -> None:
+    gnugo = shutil.which("gnugo") or (
+        "/usr/games/gnugo" if Path("/usr/games/gnugo").exists() else None
+    )
+    if gnugo is None:
+        pytest.skip("GNU Go is not installed (CI installs it)")
+    story = sg.read_story(resigned_with_a_dead_group())
+    assert story is not None and story.resigned and story.colour == "b"
+    assert story.moves[:2] == (("b", "A1"), ("w", "E5"))
+    lead = sg.resignation_lead(gnugo, story)
+    assert lead is not None and lead < -20  # nearly the whole board is white's
+    summary = sg.summarise("row", [story], 0.7, gnugo)
+    assert (summary.resigned_behind, summary.resigned_lead_median) == (1, lead)
+    assert sg.summarise("row", [story], 0.7).resigned_behind is None  # not asked
