@@ -1,4 +1,4 @@
-"""The search's own Go board: flat lists, incremental chains, cheap copies.
+"""The search's own Go board: flat arrays, incremental chains, cheap copies.
 
 Owns the position representation every other module of the engine works on:
 a padded one-dimensional board (stride ``size + 1``, one border column shared
@@ -7,6 +7,9 @@ linked lists relabelled union-by-size, a *pseudo-liberty* count per chain
 (every stone/empty-neighbour adjacency counts once), an incremental list of
 empty points, the incremental Zobrist hash of the stones, simple ko and a
 3x3 neighbourhood code per point that the playout policy's pattern tables read.
+The arrays are native ``vec[i64]`` where mypyc compiles the engine's core and
+lists where it runs interpreted (:data:`NATIVE`, :func:`int_array`): one code
+reads both.
 
 Rules are the engine's: occupied points and suicide are illegal, simple ko
 forbids the immediate recapture of a single stone.  Positional superko is not
@@ -24,7 +27,10 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, cast
+
+from librt.vecs import append, vec
+from mypy_extensions import i64
 
 from gtp.vertex import MAX_BOARD_SIZE, MIN_BOARD_SIZE, Point
 
@@ -35,12 +41,58 @@ BORDER: Final = 3
 PASS: Final = 0  # index 0 is always a border cell, so it can never be a point
 
 
+def _compiled() -> bool:
+    """True when this module runs compiled by mypyc (its functions have no Python code)."""
+    return not hasattr(_compiled, "__code__")
+
+
+#: The board's arrays are native ``vec[i64]`` where this module is compiled
+#: (unboxed: C-level indexing of machine integers), and plain lists where it is
+#: interpreted (CPython indexes a list about twice as fast as a vec).  Either
+#: way the code that reads them is the same: it only indexes, assigns, slices
+#: (``[:]`` copies, keeping the kind) and iterates.
+NATIVE: Final = _compiled()
+
+
+def int_array(items: Iterable[int]) -> vec[i64]:
+    """A board array holding ``items``: a vec compiled, a list interpreted (see :data:`NATIVE`)."""
+    if NATIVE:
+        return vec[i64](items)
+    return list(items)  # type: ignore[return-value]
+
+
+def count_cells(cells: vec[i64], value: int) -> int:
+    """How many entries of the board array ``cells`` are ``value``."""
+    if NATIVE:
+        n = 0
+        for x in cells:
+            if x == value:
+                n += 1
+        return n
+    return cast("list[int]", cells).count(value)
+
+
+def int_table(rows: Iterable[Iterable[int]]) -> vec[vec[i64]]:
+    """A table of points per cell (``neighbours``): vecs of vecs compiled, a list of tuples
+    interpreted (see :data:`NATIVE`); read it by indexing and iterating rows."""
+    if NATIVE:
+        table = vec[vec[i64]]()
+        for row in rows:
+            table = append(table, vec[i64](row))
+        return table
+    return [tuple(row) for row in rows]  # type: ignore[return-value]
+
+
 class IllegalPlay(ValueError):
     """A play this board's rules forbid (occupied, ko or suicide)."""
 
 
 class Geometry:
     """Per-size constants shared by every board of that size (see :func:`geometry`)."""
+
+    around: vec[vec[i64]]
+    diagonals: vec[vec[i64]]
+    neighbours: vec[vec[i64]]
 
     __slots__ = (
         "around",
@@ -74,11 +126,9 @@ class Geometry:
         for p in self.points:
             neighbours[p] = (p - 1, p + 1, p - stride, p + stride)
             diagonals[p] = (p - stride - 1, p - stride + 1, p + stride - 1, p + stride + 1)
-        self.neighbours = neighbours
-        self.diagonals = diagonals
-        self.around: list[tuple[int, ...]] = [
-            n + d for n, d in zip(neighbours, diagonals, strict=True)
-        ]
+        self.neighbours = int_table(neighbours)
+        self.diagonals = int_table(diagonals)
+        self.around = int_table(n + d for n, d in zip(neighbours, diagonals, strict=True))
         # Slot k of a point's 3x3 code holds the colour at point + offset[k] in
         # bits 2k..2k+1: up-left, up, up-right, left, right, down-left, down, down-right.
         offsets = (
@@ -158,14 +208,14 @@ class FastBoard:
         "to_move",
     )
     geo: Geometry
-    color: list[int]
-    head: list[int]
-    nxt: list[int]
-    csize: list[int]
-    plib: list[int]
+    color: vec[i64]
+    head: vec[i64]
+    nxt: vec[i64]
+    csize: vec[i64]
+    plib: vec[i64]
     empties: list[int]
-    epos: list[int]
-    pat: list[int]
+    epos: vec[i64]
+    pat: vec[i64]
     ko: int
     ko_colour: int
     to_move: int
@@ -198,17 +248,17 @@ class FastBoard:
         color = [BORDER] * cells
         for p in geo.points:
             color[p] = EMPTY
-        self.color = color
-        self.head = list(range(cells))
-        self.nxt = list(range(cells))
-        self.csize = [1] * cells
-        self.plib = [0] * cells
+        self.color = int_array(color)
+        self.head = int_array(range(cells))
+        self.nxt = int_array(range(cells))
+        self.csize = int_array([1] * cells)
+        self.plib = int_array([0] * cells)
         self.empties = list(geo.points)
         epos = [0] * cells
         for i, p in enumerate(self.empties):
             epos[p] = i
-        self.epos = epos
-        self.pat = [0] * cells
+        self.epos = int_array(epos)
+        self.pat = int_array([0] * cells)
         self._compute_patterns()
         self.ko = 0
         self.ko_colour = EMPTY
@@ -347,8 +397,22 @@ class FastBoard:
         else:
             self._place(p, c)
 
-    def _place(self, p: int, c: int) -> int:
+    def _place(self, p: i64, c: i64) -> int:
         """Put a stone of colour ``c`` at the empty point ``p``, known to be legal."""
+        # machine integers where mypyc compiles this (no effect interpreted)
+        o: i64
+        j: i64
+        q: i64
+        cq: i64
+        h: i64
+        libs: i64
+        hp: i64
+        big: i64
+        small: i64
+        s: i64
+        t: i64
+        captured: i64
+        last_captured: i64
         color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib
         empties, epos, pat = self.empties, self.epos, self.pat
         geo = self.geo
@@ -496,10 +560,14 @@ def score_terminal(board: FastBoard) -> int:
     """
     color = board.color
     nb = board.geo.neighbours
-    score = color.count(BLACK) - color.count(WHITE)
+    score = count_cells(color, BLACK) - count_cells(color, WHITE)
     seen: set[int] | None = None
     for p in board.empties:
-        a, b, d, e = nb[p]
+        ns = nb[p]  # indexed: unpacking a vec row would box it
+        a = ns[0]
+        b = ns[1]
+        d = ns[2]
+        e = ns[3]
         ca = color[a]
         cb = color[b]
         cd = color[d]

@@ -119,7 +119,7 @@ def pattern_table() -> bytes:
 
 
 @functools.cache
-def true_eye_tables() -> tuple[bytes, bytes, bytes]:
+def true_eye_tables() -> tuple[bytes, ...]:
     """Per colour, 1 at codes where the centre is that colour's true eye.
 
     Eye-like means the four orthogonal neighbours are own stones or the edge.
@@ -151,7 +151,7 @@ def true_eye_tables() -> tuple[bytes, bytes, bytes]:
 
 
 @functools.cache
-def nakade_entry_tables() -> tuple[bytes, bytes, bytes]:
+def nakade_entry_tables() -> tuple[bytes, ...]:
     """Per colour to move, 1 at codes where the centre may lie in the opponent's small eye space.
 
     That is: one or two of the four orthogonal neighbours empty (a point with
@@ -170,7 +170,7 @@ def nakade_entry_tables() -> tuple[bytes, bytes, bytes]:
 
 
 @functools.cache
-def random_move_tables() -> tuple[bytes, bytes, bytes]:
+def random_move_tables() -> tuple[bytes, ...]:
     """Per colour to move, what a random move's 3x3 code says of the centre at once.
 
     0: the mover's true eye (never played, as in :func:`true_eye_tables`);

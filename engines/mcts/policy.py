@@ -39,7 +39,9 @@ import functools
 from collections.abc import Callable
 from typing import Final, Protocol
 
-from engines.mcts.fastboard import EMPTY, PASS, FastBoard, score_terminal
+from mypy_extensions import i64
+
+from engines.mcts.fastboard import EMPTY, PASS, FastBoard, count_cells, score_terminal
 from engines.mcts.patterns import (
     nakade_entry_tables,
     pattern_table,
@@ -91,6 +93,41 @@ def playout_light(
     passes too; tests use 1 to check one move at a time.  ``mercy`` is not
     applied here (the light policy is the plain yardstick); it returns 0.
     """
+    # Machine integers where mypyc compiles this (the board's arrays hold i64);
+    # interpreted, these declarations do nothing.
+    c: i64
+    o: i64
+    ko: i64
+    passes: i64
+    moves_left: i64
+    move: i64
+    p: i64
+    q: i64
+    h: i64
+    lq: i64
+    i: i64
+    k: i64
+    a: i64
+    b: i64
+    d: i64
+    e: i64
+    ca: i64
+    cb: i64
+    cd: i64
+    ce: i64
+    cq: i64
+    j: i64
+    last: i64
+    libs: i64
+    hp: i64
+    captured: i64
+    big: i64
+    small: i64
+    s: i64
+    t: i64
+    r: i64
+    cr: i64
+    hr: i64
     color = board.color
     head = board.head
     nxt = board.nxt
@@ -121,7 +158,11 @@ def playout_light(
                     i = 0
                 if p == ko:
                     continue
-                a, b, d, e = nb[p]
+                ns = nb[p]  # indexed: unpacking a vec row would box it
+                a = ns[0]
+                b = ns[1]
+                d = ns[2]
+                e = ns[3]
                 ca = color[a]
                 cb = color[b]
                 cd = color[d]
@@ -310,6 +351,47 @@ def playout_default(
     (:func:`~engines.mcts.tactics.nakade_point`): the eye space cannot make two
     eyes.
     """
+    # Machine integers where mypyc compiles this (the board's arrays hold i64);
+    # interpreted, these declarations do nothing.
+    c: i64
+    o: i64
+    ko: i64
+    passes: i64
+    last: i64
+    moves_left: i64
+    move: i64
+    p: i64
+    q: i64
+    h: i64
+    lq: i64
+    lib: i64
+    cq: i64
+    i: i64
+    k: i64
+    kind: i64
+    a: i64
+    b: i64
+    d: i64
+    e: i64
+    ca: i64
+    cb: i64
+    cd: i64
+    ce: i64
+    j: i64
+    tail: i64
+    libs: i64
+    hp: i64
+    captured: i64
+    big: i64
+    small: i64
+    s: i64
+    t: i64
+    r: i64
+    cr: i64
+    hr: i64
+    lead: i64
+    step: i64
+    code: i64
     color = board.color
     head = board.head
     nxt = board.nxt
@@ -337,7 +419,7 @@ def playout_default(
     candidates: list[int] = []
     shaped: list[int] = []
     # Black's stones minus White's, for the mercy rule (0: not kept)
-    lead = color.count(1) - color.count(2) if mercy else 0
+    lead = count_cells(color, 1) - count_cells(color, 2) if mercy else 0
     while passes < 2 and moves_left:
         moves_left -= 1
         o = 3 - c
@@ -411,7 +493,11 @@ def playout_default(
                 if not candidates and not move and replies is not None:
                     r = replies[c][last]
                     if r and r != ko and not color[r] and not eyes[pat[r]]:
-                        a, b, d, e = nb[r]
+                        ns = nb[r]  # indexed: unpacking a vec row would box it
+                        a = ns[0]
+                        b = ns[1]
+                        d = ns[2]
+                        e = ns[3]
                         if (not color[a]) + (not color[b]) + (not color[d]) + (
                             not color[e]
                         ) >= 2 or (
@@ -461,7 +547,11 @@ def playout_default(
                     continue
                 if not kind or p == ko:
                     continue  # our true eye, or the ko
-                a, b, d, e = nb[p]
+                ns = nb[p]  # indexed: unpacking a vec row would box it
+                a = ns[0]
+                b = ns[1]
+                d = ns[2]
+                e = ns[3]
                 ca = color[a]
                 cb = color[b]
                 cd = color[d]

@@ -312,7 +312,11 @@ def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:
     for p in board.empties:
         if eyes[pat[p]]:
             continue
-        a, b, d, e = nb[p]
+        ns = nb[p]  # indexed: unpacking a vec row would box it
+        a = ns[0]
+        b = ns[1]
+        d = ns[2]
+        e = ns[3]
         if p != ko and not (color[a] and color[b] and color[d] and color[e]):
             append(p)  # an empty neighbour: legal
         elif is_legal(p, c):

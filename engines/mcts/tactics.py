@@ -29,12 +29,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from librt.vecs import vec
+from mypy_extensions import i64
+
 if TYPE_CHECKING:
     from engines.mcts.fastboard import FastBoard
 
 
-def lone_liberty(h: int, color: list[int], nxt: list[int], nb: list[tuple[int, ...]]) -> int:
+def lone_liberty(h: i64, color: vec[i64], nxt: vec[i64], nb: vec[vec[i64]]) -> i64:
     """The liberty of chain ``h`` if it has exactly one, else 0."""
+    lib: i64
+    s: i64
+    q: i64
     lib = 0
     s = h
     while True:
@@ -49,9 +55,12 @@ def lone_liberty(h: int, color: list[int], nxt: list[int], nb: list[tuple[int, .
 
 
 def has_two_liberties(
-    h: int, color: list[int], nxt: list[int], nb: list[tuple[int, ...]], besides: int
+    h: i64, color: vec[i64], nxt: vec[i64], nb: vec[vec[i64]], besides: i64
 ) -> bool:
     """True if chain ``h`` has at least two liberties other than ``besides``."""
+    first: i64
+    s: i64
+    q: i64
     first = 0
     s = h
     while True:
@@ -66,18 +75,30 @@ def has_two_liberties(
 
 
 def is_legal(
-    p: int,
-    c: int,
-    ko: int,
-    color: list[int],
-    head: list[int],
-    plib: list[int],
-    nb: list[tuple[int, ...]],
+    p: i64,
+    c: i64,
+    ko: i64,
+    color: vec[i64],
+    head: vec[i64],
+    plib: vec[i64],
+    nb: vec[vec[i64]],
 ) -> bool:
     """Legality of an empty point ``p`` for ``c`` (ko and suicide)."""
+    a: i64
+    b: i64
+    d: i64
+    e: i64
+    q: i64
+    cq: i64
+    h: i64
+    lq: i64
     if p == ko or color[p]:
         return False
-    a, b, d, e = nb[p]
+    ns = nb[p]  # indexed: unpacking a vec row would box it
+    a = ns[0]
+    b = ns[1]
+    d = ns[2]
+    e = ns[3]
     for q in nb[p]:  # (a, b, d, e), without building a tuple
         cq = color[q]
         if not cq:
@@ -96,23 +117,32 @@ def is_legal(
 
 
 def self_atari(
-    p: int,
-    c: int,
-    color: list[int],
-    head: list[int],
-    nxt: list[int],
-    plib: list[int],
-    csize: list[int],
-    nb: list[tuple[int, ...]],
+    p: i64,
+    c: i64,
+    color: vec[i64],
+    head: vec[i64],
+    nxt: vec[i64],
+    plib: vec[i64],
+    csize: vec[i64],
+    nb: vec[vec[i64]],
 ) -> bool:
     """True if ``c`` at ``p`` joins a chain left with one liberty and captures nothing."""
+    o: i64
+    q: i64
+    cq: i64
+    h: i64
+    lq: i64
+    s: i64
+    r: i64
+    lib: i64
     o = 3 - c
-    libs: list[int] = []
+    lib = 0  # the one liberty seen so far (0: none): a second one means no atari
     for q in nb[p]:
         cq = color[q]
         if not cq:
-            if q not in libs:
-                libs.append(q)
+            if lib:
+                return False  # two empty neighbours
+            lib = q
         elif cq == o:
             h = head[q]
             lq = plib[h]
@@ -121,8 +151,6 @@ def self_atari(
                 return False  # it captures: liberties come back
         elif cq == c and plib[head[q]] > 8:
             return False  # at least three distinct liberties, so two besides p
-    if len(libs) >= 2:
-        return False
     joined = False
     for q in nb[p]:
         if color[q] == c:
@@ -131,10 +159,10 @@ def self_atari(
             s = h
             while True:
                 for r in nb[s]:
-                    if not color[r] and r != p and r not in libs:
-                        libs.append(r)
-                        if len(libs) >= 2:
+                    if not color[r] and r != p and r != lib:
+                        if lib:
                             return False
+                        lib = r
                 s = nxt[s]
                 if s == h:
                     break
@@ -146,13 +174,13 @@ SACRIFICE_STONES: Final = 3
 
 
 def atari_sacrifice(
-    p: int,
-    c: int,
-    color: list[int],
-    head: list[int],
-    nxt: list[int],
-    csize: list[int],
-    nb: list[tuple[int, ...]],
+    p: i64,
+    c: i64,
+    color: vec[i64],
+    head: vec[i64],
+    nxt: vec[i64],
+    csize: vec[i64],
+    nb: vec[vec[i64]],
 ) -> bool:
     """True if ``c`` at ``p`` risks at most three stones (``p`` and the chains it
     joins) to put a neighbouring opponent chain with more stones in atari.
@@ -164,6 +192,10 @@ def atari_sacrifice(
     on; filling a shared liberty of a seki's bigger inner chain is still
     refused, since its capture would leave the opponent an eye space to live in.
     """
+    o: i64
+    own: i64
+    q: i64
+    h: i64
     o = 3 - c
     own = 1
     seen: list[int] = []
@@ -186,17 +218,24 @@ def atari_sacrifice(
 
 
 def saving_moves(
-    h: int,
-    lib: int,
-    c: int,
-    color: list[int],
-    head: list[int],
-    nxt: list[int],
-    plib: list[int],
-    nb: list[tuple[int, ...]],
+    h: i64,
+    lib: i64,
+    c: i64,
+    color: vec[i64],
+    head: vec[i64],
+    nxt: vec[i64],
+    plib: vec[i64],
+    nb: vec[vec[i64]],
     out: list[int],
 ) -> None:
     """Moves that save our chain ``h`` in atari at ``lib``: captures, then a useful extension."""
+    o: i64
+    s: i64
+    q: i64
+    hq: i64
+    their: i64
+    gained: i64
+    cq: i64
     o = 3 - c
     seen: list[int] = []  # opponent chains already asked (a chain touches ours at many stones)
     s = h
@@ -225,15 +264,19 @@ def saving_moves(
 
 
 def liberties_after(
-    p: int,
-    c: int,
-    color: list[int],
-    head: list[int],
-    nxt: list[int],
-    nb: list[tuple[int, ...]],
-    limit: int = 3,
-) -> int:
+    p: i64,
+    c: i64,
+    color: vec[i64],
+    head: vec[i64],
+    nxt: vec[i64],
+    nb: vec[vec[i64]],
+    limit: i64 = 3,
+) -> i64:
     """Liberties (up to ``limit``) of the chain ``c`` would form at ``p``, ignoring captures."""
+    q: i64
+    h: i64
+    s: i64
+    r: i64
     libs: list[int] = [q for q in nb[p] if not color[q]]
     seen: set[int] = set()
     for q in nb[p]:
@@ -253,10 +296,10 @@ def liberties_after(
     return len(set(libs))
 
 
-def liberty_count(
-    h: int, color: list[int], nxt: list[int], nb: list[tuple[int, ...]], limit: int
-) -> int:
+def liberty_count(h: i64, color: vec[i64], nxt: vec[i64], nb: vec[vec[i64]], limit: i64) -> i64:
     """Distinct liberties of chain ``h``, counting no further than ``limit``."""
+    s: i64
+    q: i64
     found: list[int] = []
     s = h
     while True:
@@ -270,7 +313,7 @@ def liberty_count(
             return len(found)
 
 
-def nakade_point(p: int, color: list[int], nb: list[tuple[int, ...]]) -> int:
+def nakade_point(p: i64, color: vec[i64], nb: vec[vec[i64]]) -> i64:
     """The vital point of the eye space through empty point ``p``, if it is one of three.
 
     An eye space here is a region of exactly three empty points whose stones
@@ -280,6 +323,12 @@ def nakade_point(p: int, color: list[int], nb: list[tuple[int, ...]]) -> int:
     both colours.  (Written out for the two ways ``p`` can sit in three points,
     as the middle or at an end: the playout asks it often.)
     """
+    first: i64
+    second: i64
+    border: i64
+    q: i64
+    cq: i64
+    end: i64
     first = second = border = 0
     for q in nb[p]:
         cq = color[q]
@@ -320,14 +369,14 @@ def nakade_point(p: int, color: list[int], nb: list[tuple[int, ...]]) -> int:
     return first if _end_border(end, first, border, color, nb) > 0 else 0
 
 
-def _end_border(
-    x: int, inner: int, border: int, color: list[int], nb: list[tuple[int, ...]]
-) -> int:
+def _end_border(x: i64, inner: i64, border: i64, color: vec[i64], nb: vec[vec[i64]]) -> i64:
     """The region's bordering colour after adding end point ``x`` (next to ``inner``).
 
     -1 if ``x`` has an empty neighbour besides ``inner`` or a stone of the
     other colour than ``border`` (0: none seen yet) next to it.
     """
+    q: i64
+    cq: i64
     for q in nb[x]:
         cq = color[q]
         if not cq:
@@ -345,7 +394,7 @@ def _end_border(
 LADDER_DEPTH: Final = 40
 
 
-def ladder_caught(board: FastBoard, p: int) -> bool:
+def ladder_caught(board: FastBoard, p: i64) -> bool:
     """True if the chain through ``p``, in atari, dies in a ladder with its owner to move.
 
     The owner escapes if it can capture a neighbouring chain in atari (the
@@ -361,7 +410,7 @@ def ladder_caught(board: FastBoard, p: int) -> bool:
     return _extension_dies(board, h, lib, LADDER_DEPTH)
 
 
-def extension_dies(board: FastBoard, p: int, lib: int) -> bool:
+def extension_dies(board: FastBoard, p: i64, lib: i64) -> bool:
     """True if the chain through ``p`` extending at its lone liberty ``lib`` dies in a ladder.
 
     The question a saving move asks: unlike :func:`ladder_caught`, captures the
@@ -371,7 +420,7 @@ def extension_dies(board: FastBoard, p: int, lib: int) -> bool:
     return _extension_dies(board, board.head[p], lib, LADDER_DEPTH)
 
 
-def _captures_out(board: FastBoard, h: int) -> bool:
+def _captures_out(board: FastBoard, h: i64) -> bool:
     """True if chain ``h`` touches an opponent chain in atari."""
     color, head, nxt, plib = board.color, board.head, board.nxt, board.plib
     nb = board.geo.neighbours
@@ -386,7 +435,7 @@ def _captures_out(board: FastBoard, h: int) -> bool:
             return False
 
 
-def _extension_dies(board: FastBoard, h: int, lib: int, depth: int) -> bool:
+def _extension_dies(board: FastBoard, h: i64, lib: i64, depth: i64) -> bool:
     nb = board.geo.neighbours
     d = board.color[h]
     a = 3 - d

@@ -68,8 +68,8 @@ def playout_fingerprint(board: FastBoard, policy: str, playouts: int, seed: int)
                     result,
                     draws[0],
                     moves,
-                    copy.color,
-                    copy.pat if policy != "light" else None,
+                    list(copy.color),  # a list in either core (compiled: a vec)
+                    list(copy.pat) if policy != "light" else None,
                     copy.hash,
                     copy.to_move,
                     copy.passes,

@@ -191,12 +191,12 @@ def test_mercy_rule_stops_a_lopsided_playout_for_the_side_ahead() -> None:
         """,
         to_move=BLACK,
     )
-    assert board.color.count(BLACK) - board.color.count(WHITE) == 9
+    assert list(board.color).count(BLACK) - list(board.color).count(WHITE) == 9
     # Black's first stone makes the lead 10: the game is Black's, after one move
     stopped = board.copy()
     early = playout_default(stopped, random.Random(1).random, 0, None, 10)
     assert early == 1
-    assert stopped.color.count(BLACK) == 11
+    assert list(stopped.color).count(BLACK) == 11
     assert black_result(board.copy(), playout_default, random.Random(1).random, 0.5, None, 10) == 1
     # without the rule, and when the komi could undo the lead, the game is played out
     for komi, mercy in ((0.5, 0), (30.5, 10)):
@@ -212,7 +212,7 @@ def test_mercy_rule_stops_only_at_the_lead_it_was_given(seed: int) -> None:
     for _ in range(30):
         board = FastBoard(9)
         early = playout_default(board, rng.random, 0, None, 12)
-        lead = board.color.count(BLACK) - board.color.count(WHITE)
+        lead = list(board.color).count(BLACK) - list(board.color).count(WHITE)
         if early:
             stopped += 1
             assert lead * early >= 12  # the side it names leads by at least 12 stones
