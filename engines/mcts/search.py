@@ -37,6 +37,7 @@ simple ko applies.
 
 from __future__ import annotations
 
+import gc
 import random
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -347,7 +348,23 @@ class Search:
     # Simulations
 
     def simulate(self, count: int) -> int:
-        """Run ``count`` simulations; returns how many ran (or, with workers, started)."""
+        """Run ``count`` simulations; returns how many ran (or, with workers, started).
+
+        The tree is out of the garbage collector's sight meanwhile (it holds no
+        reference cycles, and full collections walking it took a tenth of the
+        time): ``gc.freeze()`` before, ``gc.unfreeze()`` after, unless
+        something else in the process has frozen objects (then it stays as it is).
+        """
+        frozen = gc.isenabled() and not gc.get_freeze_count()
+        if frozen:
+            gc.freeze()
+        try:
+            return self._simulate(count)
+        finally:
+            if frozen:
+                gc.unfreeze()
+
+    def _simulate(self, count: int) -> int:
         if self.evaluator is not None and not self.track_ownership:
             done = self.evaluator.run(self, count)
             self.simulations_run += done
