@@ -50,7 +50,7 @@ from engines.mcts.config import PolicyName as PolicyName  # re-exported with the
 from engines.mcts.config import SearchConfig as SearchConfig
 from engines.mcts.config import StructureName as StructureName
 from engines.mcts.config import make_selector
-from engines.mcts.fastboard import BLACK, EMPTY, PASS, WHITE, FastBoard
+from engines.mcts.fastboard import BLACK, EMPTY, NATIVE, PASS, WHITE, FastBoard
 from engines.mcts.policy import black_result, new_playout
 from engines.mcts.priors import candidate_moves, heuristic_priors, list_moves, puct_priors
 from engines.mcts.results import RESIGN as RESIGN  # re-exported: the results vocabulary
@@ -66,6 +66,26 @@ _PLAYED_BY: Final = tuple(
     bytes((b >> (c - 1)) & 1 if c else 0 for b in range(256)) for c in range(3)
 )
 _move_of = attrgetter("move")
+
+
+def shuffle(rng: random.Random, items: list[Node]) -> None:
+    """``rng.shuffle(items)``: the same draws and the same order, compiled where it runs compiled.
+
+    random.shuffle is Python code: for i from the end down to 1 it swaps item
+    i with item ``_randbelow(i + 1)``, which draws ``getrandbits(k)``, k the
+    bit length of i + 1, until the draw is below i + 1 (CPython 3.11 to 3.13).
+    """
+    if not NATIVE:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 def _hits_getter(children: list[Node]) -> Callable[[bytearray], tuple[int, ...]]:
@@ -308,26 +328,33 @@ class Search:
             node.untried = array("H", moves)
             return
         config = self.config
-        order = list(range(len(moves)))
-        self.rng.shuffle(order)  # ties in selection go to the first child
         if stats is None and config.priors == "grandfather":
             stats = self._grandfather_priors(moves, grand, config.prior_visits)
-        if stats is not None and config.selection == "puct":
-            probabilities = puct_priors(stats)
-        else:
-            probabilities = [1.0 / len(moves)] * len(moves) if moves else []
         fpu = self._fpu
-        if stats is None:
-            children = [Node(moves[i], probabilities[i], score=fpu) for i in order]
-        elif self._scored:
-            # What refresh_score gives a new node: its AMAF value equals its value, the prior
+        if stats is not None and self._scored:
+            # The default.  UCT: the uniform prior; what refresh_score gives a
+            # new node: its AMAF value equals its value, the prior
+            uniform = 1.0 / len(moves) if moves else 0.0
             children = [
-                Node(moves[i], probabilities[i], n, w, w / n if n else fpu)
-                for i in order
-                for n, w in (stats[i],)
+                Node(move, uniform, n, w, w / n if n else fpu)
+                for move, (n, w) in zip(moves, stats, strict=True)
             ]
         else:
-            children = [Node(moves[i], probabilities[i], *stats[i]) for i in order]
+            if stats is not None and config.selection == "puct":
+                probabilities = puct_priors(stats)
+            else:
+                probabilities = [1.0 / len(moves)] * len(moves) if moves else []
+            if stats is None:
+                children = [
+                    Node(move, p, score=fpu) for move, p in zip(moves, probabilities, strict=True)
+                ]
+            else:
+                children = [
+                    Node(move, p, n, w)
+                    for move, p, (n, w) in zip(moves, probabilities, stats, strict=True)
+                ]
+        # ties in selection go to the first child
+        shuffle(self.rng, children)
         node.untried = array("H")
         node.children = children
 
