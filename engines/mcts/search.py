@@ -88,6 +88,21 @@ def shuffle(rng: random.Random, items: list[Node]) -> None:
         items[i], items[j] = items[j], items[i]
 
 
+def _amaf_hit(child: Node, won: float, scored: bool, b4: float) -> None:
+    """One AMAF result for ``child`` (compiled backup; the interpreted one has it inline)."""
+    an = child.amaf_visits + 1
+    aw = child.amaf_wins + won
+    child.amaf_visits = an
+    child.amaf_wins = aw
+    if scored:
+        tn = child.tn
+        if tn:
+            q = child.mc
+            child.score = q + an / (an + tn + b4 * an * tn) * (aw / an - q)
+        else:
+            child.score = aw / an
+
+
 def _hits_getter(children: list[Node]) -> Callable[[bytearray], tuple[int, ...]]:
     """What ``played[child.move]`` is for each child, in one C call."""
     moves = [child.move for child in children]
@@ -568,6 +583,15 @@ class Search:
                 children = node.children
                 if children:
                     won = 1.0 - result  # for the player to move at node
+                    if NATIVE:
+                        # compiled, a plain loop reads each child's move from its
+                        # struct: cheaper than the C calls below, which box every hit
+                        for child in children:
+                            if amaf[child.move] & to_move:
+                                _amaf_hit(child, won, scored, b4)
+                        result = 1.0 - result
+                        to_move = 3 - to_move
+                        continue
                     # the children whose move the player to move played: filtered in C
                     played = amaf.translate(_PLAYED_BY[to_move])
                     cache = node.hits
