@@ -41,7 +41,7 @@ from typing import Final, Protocol
 
 from mypy_extensions import i64
 
-from engines.mcts.fastboard import EMPTY, PASS, FastBoard, count_cells, score_terminal
+from engines.mcts.fastboard import EMPTY, PASS, FastBoard, count_cells, int_array, score_terminal
 from engines.mcts.patterns import (
     nakade_entry_tables,
     pattern_table,
@@ -418,6 +418,11 @@ def playout_default(
     n = len(empties)
     candidates: list[int] = []
     shaped: list[int] = []
+    # Per chain head, the move at which it was last asked about (a chain is asked
+    # once a move, however many points it has next to the last move): marks in a
+    # board array, not a list built every move
+    asked = int_array([0] * geo.cells)
+    tick: i64 = 0
     # Black's stones minus White's, for the mercy rule (0: not kept)
     lead = count_cells(color, 1) - count_cells(color, 2) if mercy else 0
     while passes < 2 and moves_left:
@@ -461,14 +466,15 @@ def playout_default(
                     lib = lone_liberty(h, color, nxt, nb)
                     if lib:
                         candidates.append(lib)
-                asked = [h]  # a chain is asked once, however many points it has here
+                tick += 1
+                asked[h] = tick
                 for q in around[last]:
                     cq = color[q]
                     if cq == o:
                         h = head[q]
-                        if h in asked:
+                        if asked[h] == tick:
                             continue
-                        asked.append(h)
+                        asked[h] = tick
                         lq = plib[h]
                         if lq == 1 or (lq <= 4 and csize[h] > 1):
                             lib = lone_liberty(h, color, nxt, nb)
@@ -517,7 +523,8 @@ def playout_default(
                         candidates.extend(shaped)
                     shaped.clear()
             while candidates:
-                i = int(rnd() * len(candidates))
+                size = len(candidates)  # (an int local: compiled, the product stays native)
+                i = int(rnd() * size)
                 p = candidates[i]
                 candidates[i] = candidates[-1]
                 candidates.pop()
