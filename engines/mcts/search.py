@@ -569,6 +569,9 @@ class Search:
         # children: this loop runs for every child a playout's moves reach).
         scored = self._scored
         b4 = self._b4
+        # compiled, the AMAF record is read from a list of ints (mypyc indexes a
+        # bytearray as a Python object, boxing the index and the byte)
+        record: list[int] = list(amaf) if NATIVE and rave and amaf is not None else []
         for i in range(depth, -1, -1):
             node = path[i]
             node.wins += result
@@ -580,6 +583,8 @@ class Search:
                     move = path[i + 1].move
                     if move != PASS:
                         amaf[move] |= to_move
+                        if NATIVE:
+                            record[move] |= to_move
                 children = node.children
                 if children:
                     won = 1.0 - result  # for the player to move at node
@@ -587,7 +592,7 @@ class Search:
                         # compiled, a plain loop reads each child's move from its
                         # struct: cheaper than the C calls below, which box every hit
                         for child in children:
-                            if amaf[child.move] & to_move:
+                            if record[child.move] & to_move:
                                 _amaf_hit(child, won, scored, b4)
                         result = 1.0 - result
                         to_move = 3 - to_move
