@@ -41,7 +41,15 @@ from typing import Final, Protocol
 
 from mypy_extensions import i64
 
-from engines.mcts.fastboard import EMPTY, PASS, FastBoard, count_cells, score_terminal
+from engines.mcts.fastboard import (
+    EMPTY,
+    NATIVE,
+    PASS,
+    FastBoard,
+    count_cells,
+    int_array,
+    score_terminal,
+)
 from engines.mcts.patterns import (
     nakade_entry_tables,
     pattern_table,
@@ -292,6 +300,25 @@ def playout_light(
     return 0
 
 
+def _amaf_buffer(amaf: bytearray | None, cells: int) -> list[i64]:
+    """Where the playout writes its AMAF record: ``amaf`` itself interpreted; compiled, a
+    list of ints (mypyc indexes a bytearray as a Python object) that :func:`_amaf_merge`
+    OR-s into ``amaf`` when the playout ends."""
+    if amaf is None:
+        return []
+    if NATIVE:
+        empty: list[i64] = [0] * cells
+        return empty
+    return amaf  # type: ignore[return-value]  # (indexed, OR-ed and assigned alike)
+
+
+def _amaf_merge(amaf: bytearray | None, played: list[i64]) -> None:
+    """OR ``played`` into ``amaf`` byte by byte (compiled; in C, through two integers)."""
+    if NATIVE and amaf is not None:
+        merged = int.from_bytes(amaf, "little") | int.from_bytes(bytes(played), "little")
+        amaf[:] = merged.to_bytes(len(amaf), "little")
+
+
 def _write_back(board: FastBoard, to_move: int, passes: int, ko: int, last: int) -> None:
     """Leave the board consistent so that a playout can be resumed or inspected."""
     board.to_move = to_move
@@ -418,6 +445,12 @@ def playout_default(
     n = len(empties)
     candidates: list[int] = []
     shaped: list[int] = []
+    # Per chain head, the move at which it was last asked about (a chain is asked
+    # once a move, however many points it has next to the last move): marks in a
+    # board array, not a list built every move
+    asked = int_array([0] * geo.cells)
+    tick: i64 = 0
+    played = _amaf_buffer(amaf, geo.cells)
     # Black's stones minus White's, for the mercy rule (0: not kept)
     lead = count_cells(color, 1) - count_cells(color, 2) if mercy else 0
     while passes < 2 and moves_left:
@@ -461,14 +494,15 @@ def playout_default(
                     lib = lone_liberty(h, color, nxt, nb)
                     if lib:
                         candidates.append(lib)
-                asked = [h]  # a chain is asked once, however many points it has here
+                tick += 1
+                asked[h] = tick
                 for q in around[last]:
                     cq = color[q]
                     if cq == o:
                         h = head[q]
-                        if h in asked:
+                        if asked[h] == tick:
                             continue
-                        asked.append(h)
+                        asked[h] = tick
                         lq = plib[h]
                         if lq == 1 or (lq <= 4 and csize[h] > 1):
                             lib = lone_liberty(h, color, nxt, nb)
@@ -517,7 +551,8 @@ def playout_default(
                         candidates.extend(shaped)
                     shaped.clear()
             while candidates:
-                i = int(rnd() * len(candidates))
+                size = len(candidates)  # (an int local: compiled, the product stays native)
+                i = int(rnd() * size)
                 p = candidates[i]
                 candidates[i] = candidates[-1]
                 candidates.pop()
@@ -609,7 +644,7 @@ def playout_default(
             epos[tail] = j
         color[p] = c
         if amaf is not None:
-            amaf[p] |= c
+            played[p] = played[p] | c  # (not |=: mypyc compiles that on Python objects)
         head[p] = p
         nxt[p] = p
         csize[p] = 1
@@ -699,8 +734,10 @@ def playout_default(
             lead += 1 if o == 2 else -1  # the stone just placed was not o's
             if lead >= mercy or lead <= -mercy:
                 _write_back(board, c, passes, ko, last)
+                _amaf_merge(amaf, played)
                 return 1 if lead > 0 else -1
     _write_back(board, c, passes, ko, last)
+    _amaf_merge(amaf, played)
     return 0
 
 

@@ -236,15 +236,26 @@ def saving_moves(
     their: i64
     gained: i64
     cq: i64
+    first: i64
     o = 3 - c
-    seen: list[int] = []  # opponent chains already asked (a chain touches ours at many stones)
+    # Opponent chains already asked (a chain touches ours at many stones): the
+    # first in a local, the others in a list made only when there are others.
+    first = 0
+    seen: list[int] | None = None
     s = h
     while True:
         for q in nb[s]:
             if color[q] == o:
                 hq = head[q]
-                if plib[hq] <= 4 and hq not in seen:
-                    seen.append(hq)
+                if plib[hq] <= 4 and hq != first:
+                    if not first:
+                        first = hq
+                    elif seen is None:
+                        seen = [hq]
+                    elif hq in seen:
+                        continue
+                    else:
+                        seen.append(hq)
                     their = lone_liberty(hq, color, nxt, nb)
                     if their and their not in out:
                         out.append(their)

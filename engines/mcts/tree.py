@@ -34,6 +34,8 @@ from typing import Literal, Protocol
 
 import attrs
 
+from engines.mcts.fastboard import NATIVE
+
 SelectionName = Literal["uct", "puct"]
 RaveName = Literal["off", "k", "mse"]
 
@@ -354,7 +356,18 @@ class ScoredSelector:
     def __call__(self, node: Node) -> Node:
         children = node.children
         assert children
-        return max(children, key=_score_of)
+        if not NATIVE:  # interpreted, C's max() beats a Python loop
+            return max(children, key=_score_of)
+        # compiled, a loop reads each score from the node's struct (max() would
+        # box it and compare Python floats); the same choice, the first on ties
+        best = children[0]
+        best_score = best.score
+        for child in children:
+            score = child.score
+            if score > best_score:
+                best_score = score
+                best = child
+        return best
 
 
 _score_of = attrgetter("score")

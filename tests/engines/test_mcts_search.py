@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard
@@ -230,3 +232,23 @@ def test_config_rejects_nonsense() -> None:
         SearchConfig(mercy=-1)
     with pytest.raises(ValueError):
         SearchConfig(noise_fraction=2.0)
+
+
+def test_a_search_leaves_the_garbage_collector_as_it_found_it() -> None:
+    # simulate() hides the tree from the collector while it runs (gc.freeze)
+    search = Search(SearchConfig(), seed=1)
+    search.set_position(FastBoard(9), 7.5)
+    search.simulate(50)
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
+    assert search.root_visits == 50
+    # objects the caller froze stay frozen, and the search still runs
+    kept = [object()]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        search.simulate(50)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+    assert kept and search.root_visits == 100
