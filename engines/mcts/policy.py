@@ -431,6 +431,9 @@ def playout_default(
     nb = geo.neighbours
     around = geo.around
     steps = geo.pattern_steps
+    step_rows = geo.step_rows  # (read where compiled: see NATIVE)
+    cells: i64 = geo.cells
+    native = NATIVE  # (a local: interpreted, a fast load at every move)
     shapes = pattern_table()
     eye_tables = true_eye_tables()
     kind_tables = random_move_tables()
@@ -649,8 +652,16 @@ def playout_default(
         nxt[p] = p
         csize[p] = 1
         plib[p] = 0
-        for q, step in steps[c][p]:
-            pat[q] = pat[q] + step
+        if native:  # the same steps from a flat row: no tuple unpacked, nothing boxed
+            row = step_rows[c * cells + p]
+            k = 0
+            while k < len(row):
+                q = row[k]
+                pat[q] = pat[q] + row[k + 1]
+                k += 2
+        else:
+            for q, step in steps[c][p]:
+                pat[q] = pat[q] + step
         libs = 0
         hp = p
         captured = 0
@@ -696,8 +707,16 @@ def playout_default(
                         epos[s] = n
                         empties.append(s)
                         n += 1
-                        for r, step in taken[s]:
-                            pat[r] = pat[r] - step
+                        if native:
+                            row = step_rows[o * cells + s]
+                            k = 0
+                            while k < len(row):
+                                r = row[k]
+                                pat[r] = pat[r] - row[k + 1]
+                                k += 2
+                        else:
+                            for r, step in taken[s]:
+                                pat[r] = pat[r] - step
                         captured += 1
                         s = nxt[s]
                         if s == h:
