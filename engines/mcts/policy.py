@@ -551,8 +551,11 @@ def playout_default(
                             shaped.clear()
                 if shaped:
                     if not candidates:
-                        candidates.extend(shaped)
-                    shaped.clear()
+                        # the shapes become the candidates (and the empty list the next
+                        # move's shapes): no copy
+                        candidates, shaped = shaped, candidates
+                    else:
+                        shaped.clear()
             while candidates:
                 size = len(candidates)  # (an int local: compiled, the product stays native)
                 i = int(rnd() * size)
