@@ -36,9 +36,11 @@ go with :func:`black_result`.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Final, Protocol
 
+from librt.vecs import vec
 from mypy_extensions import i64
 
 from engines.mcts.fastboard import (
@@ -300,22 +302,27 @@ def playout_light(
     return 0
 
 
-def _amaf_buffer(amaf: bytearray | None, cells: int) -> list[i64]:
+#: Where the low byte of a native i64 is in its 8 bytes.
+_LOW_BYTE: Final = 0 if sys.byteorder == "little" else 7
+
+
+def _amaf_buffer(amaf: bytearray | None, cells: int) -> vec[i64]:
     """Where the playout writes its AMAF record: ``amaf`` itself interpreted; compiled, a
-    list of ints (mypyc indexes a bytearray as a Python object) that :func:`_amaf_merge`
+    native array (mypyc indexes a bytearray as a Python object) that :func:`_amaf_merge`
     OR-s into ``amaf`` when the playout ends."""
     if amaf is None:
-        return []
+        return int_array(())
     if NATIVE:
-        empty: list[i64] = [0] * cells
-        return empty
+        return int_array([0] * cells)
     return amaf  # type: ignore[return-value]  # (indexed, OR-ed and assigned alike)
 
 
-def _amaf_merge(amaf: bytearray | None, played: list[i64]) -> None:
+def _amaf_merge(amaf: bytearray | None, played: vec[i64]) -> None:
     """OR ``played`` into ``amaf`` byte by byte (compiled; in C, through two integers)."""
     if NATIVE and amaf is not None:
-        merged = int.from_bytes(amaf, "little") | int.from_bytes(bytes(played), "little")
+        # the low byte of every 8-byte item of the array's buffer (colour bits fit in it)
+        low = bytes(played)[_LOW_BYTE::8]
+        merged = int.from_bytes(amaf, "little") | int.from_bytes(low, "little")
         amaf[:] = merged.to_bytes(len(amaf), "little")
 
 
