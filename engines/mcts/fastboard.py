@@ -94,6 +94,7 @@ class Geometry:
     diagonals: vec[vec[i64]]
     neighbours: vec[vec[i64]]
     step_rows: vec[vec[i64]]
+    zeros: vec[i64]
 
     __slots__ = (
         "around",
@@ -108,6 +109,7 @@ class Geometry:
         "size",
         "step_rows",
         "stride",
+        "zeros",
         "zobrist",
     )
 
@@ -160,6 +162,8 @@ class Geometry:
         self.step_rows = int_table(
             [x for pair in ups for x in pair] for steps in self.pattern_steps for ups in steps
         )
+        # A board array of zeros to copy (``zeros[:]``): cheaper than building one
+        self.zeros = int_array([0] * self.cells)
         rng = random.Random(f"engines.mcts zobrist {size}")
         self.zobrist: tuple[list[int], list[int], list[int]] = (
             [0] * self.cells,

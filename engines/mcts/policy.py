@@ -49,7 +49,6 @@ from engines.mcts.fastboard import (
     PASS,
     FastBoard,
     count_cells,
-    int_array,
     score_terminal,
 )
 from engines.mcts.patterns import (
@@ -306,14 +305,14 @@ def playout_light(
 _LOW_BYTE: Final = 0 if sys.byteorder == "little" else 7
 
 
-def _amaf_buffer(amaf: bytearray | None, cells: int) -> vec[i64]:
+def _amaf_buffer(amaf: bytearray | None, zeros: vec[i64]) -> vec[i64]:
     """Where the playout writes its AMAF record: ``amaf`` itself interpreted; compiled, a
-    native array (mypyc indexes a bytearray as a Python object) that :func:`_amaf_merge`
-    OR-s into ``amaf`` when the playout ends."""
+    native array (a copy of the board-sized ``zeros``; mypyc indexes a bytearray as a
+    Python object) that :func:`_amaf_merge` OR-s into ``amaf`` when the playout ends."""
     if amaf is None:
-        return int_array(())
+        return zeros[:0]
     if NATIVE:
-        return int_array([0] * cells)
+        return zeros[:]
     return amaf  # type: ignore[return-value]  # (indexed, OR-ed and assigned alike)
 
 
@@ -458,9 +457,10 @@ def playout_default(
     # Per chain head, the move at which it was last asked about (a chain is asked
     # once a move, however many points it has next to the last move): marks in a
     # board array, not a list built every move
-    asked = int_array([0] * geo.cells)
+    zeros = geo.zeros
+    asked = zeros[:]
     tick: i64 = 0
-    played = _amaf_buffer(amaf, geo.cells)
+    played = _amaf_buffer(amaf, zeros)
     # Black's stones minus White's, for the mercy rule (0: not kept)
     lead = count_cells(color, 1) - count_cells(color, 2) if mercy else 0
     while passes < 2 and moves_left:
