@@ -93,6 +93,8 @@ class Geometry:
     around: vec[vec[i64]]
     diagonals: vec[vec[i64]]
     neighbours: vec[vec[i64]]
+    step_rows: vec[vec[i64]]
+    zeros: vec[i64]
 
     __slots__ = (
         "around",
@@ -105,7 +107,9 @@ class Geometry:
         "pattern_updates",
         "points",
         "size",
+        "step_rows",
         "stride",
+        "zeros",
         "zobrist",
     )
 
@@ -153,6 +157,13 @@ class Geometry:
         self.pattern_steps: tuple[list[tuple[tuple[int, int], ...]], ...] = tuple(
             [tuple((q, unit * c) for q, unit in ups) for ups in updates] for c in range(3)
         )
+        # The same flat, row c * cells + p holding q0, step0, q1, step1, ...: compiled, a
+        # vec of vecs the playout reads without unpacking a tuple per point (see NATIVE)
+        self.step_rows = int_table(
+            [x for pair in ups for x in pair] for steps in self.pattern_steps for ups in steps
+        )
+        # A board array of zeros to copy (``zeros[:]``): cheaper than building one
+        self.zeros = int_array([0] * self.cells)
         rng = random.Random(f"engines.mcts zobrist {size}")
         self.zobrist: tuple[list[int], list[int], list[int]] = (
             [0] * self.cells,

@@ -36,9 +36,11 @@ go with :func:`black_result`.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Final, Protocol
 
+from librt.vecs import vec
 from mypy_extensions import i64
 
 from engines.mcts.fastboard import (
@@ -47,7 +49,6 @@ from engines.mcts.fastboard import (
     PASS,
     FastBoard,
     count_cells,
-    int_array,
     score_terminal,
 )
 from engines.mcts.patterns import (
@@ -300,22 +301,27 @@ def playout_light(
     return 0
 
 
-def _amaf_buffer(amaf: bytearray | None, cells: int) -> list[i64]:
+#: Where the low byte of a native i64 is in its 8 bytes.
+_LOW_BYTE: Final = 0 if sys.byteorder == "little" else 7
+
+
+def _amaf_buffer(amaf: bytearray | None, zeros: vec[i64]) -> vec[i64]:
     """Where the playout writes its AMAF record: ``amaf`` itself interpreted; compiled, a
-    list of ints (mypyc indexes a bytearray as a Python object) that :func:`_amaf_merge`
-    OR-s into ``amaf`` when the playout ends."""
+    native array (a copy of the board-sized ``zeros``; mypyc indexes a bytearray as a
+    Python object) that :func:`_amaf_merge` OR-s into ``amaf`` when the playout ends."""
     if amaf is None:
-        return []
+        return zeros[:0]
     if NATIVE:
-        empty: list[i64] = [0] * cells
-        return empty
+        return zeros[:]
     return amaf  # type: ignore[return-value]  # (indexed, OR-ed and assigned alike)
 
 
-def _amaf_merge(amaf: bytearray | None, played: list[i64]) -> None:
+def _amaf_merge(amaf: bytearray | None, played: vec[i64]) -> None:
     """OR ``played`` into ``amaf`` byte by byte (compiled; in C, through two integers)."""
     if NATIVE and amaf is not None:
-        merged = int.from_bytes(amaf, "little") | int.from_bytes(bytes(played), "little")
+        # the low byte of every 8-byte item of the array's buffer (colour bits fit in it)
+        low = bytes(played)[_LOW_BYTE::8]
+        merged = int.from_bytes(amaf, "little") | int.from_bytes(low, "little")
         amaf[:] = merged.to_bytes(len(amaf), "little")
 
 
@@ -431,6 +437,9 @@ def playout_default(
     nb = geo.neighbours
     around = geo.around
     steps = geo.pattern_steps
+    step_rows = geo.step_rows  # (read where compiled: see NATIVE)
+    cells: i64 = geo.cells
+    native = NATIVE  # (a local: interpreted, a fast load at every move)
     shapes = pattern_table()
     eye_tables = true_eye_tables()
     kind_tables = random_move_tables()
@@ -448,9 +457,10 @@ def playout_default(
     # Per chain head, the move at which it was last asked about (a chain is asked
     # once a move, however many points it has next to the last move): marks in a
     # board array, not a list built every move
-    asked = int_array([0] * geo.cells)
+    zeros = geo.zeros
+    asked = zeros[:]
     tick: i64 = 0
-    played = _amaf_buffer(amaf, geo.cells)
+    played = _amaf_buffer(amaf, zeros)
     # Black's stones minus White's, for the mercy rule (0: not kept)
     lead = count_cells(color, 1) - count_cells(color, 2) if mercy else 0
     while passes < 2 and moves_left:
@@ -548,8 +558,11 @@ def playout_default(
                             shaped.clear()
                 if shaped:
                     if not candidates:
-                        candidates.extend(shaped)
-                    shaped.clear()
+                        # the shapes become the candidates (and the empty list the next
+                        # move's shapes): no copy
+                        candidates, shaped = shaped, candidates
+                    else:
+                        shaped.clear()
             while candidates:
                 size = len(candidates)  # (an int local: compiled, the product stays native)
                 i = int(rnd() * size)
@@ -649,8 +662,16 @@ def playout_default(
         nxt[p] = p
         csize[p] = 1
         plib[p] = 0
-        for q, step in steps[c][p]:
-            pat[q] = pat[q] + step
+        if native:  # the same steps from a flat row: no tuple unpacked, nothing boxed
+            row = step_rows[c * cells + p]
+            k = 0
+            while k < len(row):
+                q = row[k]
+                pat[q] = pat[q] + row[k + 1]
+                k += 2
+        else:
+            for q, step in steps[c][p]:
+                pat[q] = pat[q] + step
         libs = 0
         hp = p
         captured = 0
@@ -696,8 +717,16 @@ def playout_default(
                         epos[s] = n
                         empties.append(s)
                         n += 1
-                        for r, step in taken[s]:
-                            pat[r] = pat[r] - step
+                        if native:
+                            row = step_rows[o * cells + s]
+                            k = 0
+                            while k < len(row):
+                                r = row[k]
+                                pat[r] = pat[r] - row[k + 1]
+                                k += 2
+                        else:
+                            for r, step in taken[s]:
+                                pat[r] = pat[r] - step
                         captured += 1
                         s = nxt[s]
                         if s == h:
