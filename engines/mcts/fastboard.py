@@ -29,7 +29,7 @@ import random
 from collections.abc import Iterable
 from typing import Final, cast
 
-from librt.vecs import append, vec
+from librt.vecs import append, pop, vec
 from mypy_extensions import i64
 
 from gtp.vertex import MAX_BOARD_SIZE, MIN_BOARD_SIZE, Point
@@ -197,8 +197,13 @@ class FastBoard:
     representative of a stone; ``nxt`` the next stone of its chain (circular);
     ``csize`` and ``plib`` the stone count and pseudo-liberty count, valid at
     chain heads; ``empties``/``epos`` the empty points and each one's position
-    in that list; ``pat`` the 3x3 code of every point; ``ko`` the point
+    in that array; ``pat`` the 3x3 code of every point; ``ko`` the point
     ``ko_colour`` may not play on next (0 for none).
+
+    ``empties`` changes length: compiled it is a vec, which librt's ``pop()`` and
+    ``append()`` give back as a new value (the same buffer while it has room), so
+    code that removes or adds an empty point assigns the result back to the board
+    (the playouts once, when they end); interpreted it is a list changed in place.
     """
 
     __slots__ = (
@@ -224,7 +229,7 @@ class FastBoard:
     nxt: vec[i64]
     csize: vec[i64]
     plib: vec[i64]
-    empties: list[int]
+    empties: vec[i64]
     epos: vec[i64]
     pat: vec[i64]
     ko: int
@@ -264,9 +269,9 @@ class FastBoard:
         self.nxt = int_array(range(cells))
         self.csize = int_array([1] * cells)
         self.plib = int_array([0] * cells)
-        self.empties = list(geo.points)
+        self.empties = int_array(geo.points)
         epos = [0] * cells
-        for i, p in enumerate(self.empties):
+        for i, p in enumerate(geo.points):
             epos[p] = i
         self.epos = int_array(epos)
         self.pat = int_array([0] * cells)
@@ -309,9 +314,14 @@ class FastBoard:
 
     def _put_stone(self, p: int, colour: int) -> None:
         j = self.epos[p]
-        last = self.empties.pop()
+        empties = self.empties
+        if NATIVE:
+            empties, last = pop(empties)
+            self.empties = empties
+        else:
+            last = empties.pop()  # type: ignore[attr-defined]  # (a list interpreted)
         if last != p:
-            self.empties[j] = last
+            empties[j] = last
             self.epos[last] = j
         self.color[p] = colour
         self.hash ^= self.geo.zobrist[colour][p]
@@ -432,7 +442,10 @@ class FastBoard:
         zobrist = geo.zobrist
         o = 3 - c
         j = epos[p]
-        last = empties.pop()
+        if NATIVE:  # a vec: pop() gives back the vec (the same buffer) and its last item
+            empties, last = pop(empties)
+        else:
+            last = empties.pop()  # type: ignore[attr-defined]  # (a list interpreted)
         if last != p:
             empties[j] = last
             epos[last] = j
@@ -485,7 +498,10 @@ class FastBoard:
             while True:
                 color[s] = EMPTY
                 epos[s] = len(empties)
-                empties.append(s)
+                if NATIVE:  # a vec: append() gives back the vec (the same buffer, if room)
+                    empties = append(empties, s)
+                else:
+                    empties.append(s)  # type: ignore[attr-defined]
                 h_new ^= zo[s]
                 for q, step in steps[o][s]:
                     pat[q] = pat[q] - step
@@ -513,6 +529,7 @@ class FastBoard:
         else:
             self.ko = 0
             self.ko_colour = EMPTY
+        self.empties = empties
         self.hash = h_new
         self.to_move = o
         self.last_move = p
