@@ -48,8 +48,8 @@ from engines.mcts.fastboard import (
     NATIVE,
     PASS,
     FastBoard,
-    count_cells,
     score_terminal,
+    stone_lead,
 )
 from engines.mcts.patterns import (
     nakade_entry_tables,
@@ -473,7 +473,7 @@ def playout_default(
     tick: i64 = 0
     played = _amaf_buffer(amaf, zeros)
     # Black's stones minus White's, for the mercy rule (0: not kept)
-    lead = count_cells(color, 1) - count_cells(color, 2) if mercy else 0
+    lead = stone_lead(color) if mercy else 0
     while passes < 2 and moves_left:
         moves_left -= 1
         o = 3 - c

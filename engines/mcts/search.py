@@ -91,21 +91,6 @@ def shuffle(rng: random.Random, items: list[Node]) -> None:
         items[i], items[j] = items[j], items[i]
 
 
-def _amaf_hit(child: Node, won: float, scored: bool, b4: float) -> None:
-    """One AMAF result for ``child`` (compiled backup; the interpreted one has it inline)."""
-    an = child.amaf_visits + 1
-    aw = child.amaf_wins + won
-    child.amaf_visits = an
-    child.amaf_wins = aw
-    if scored:
-        tn = child.tn
-        if tn:
-            q = child.mc
-            child.score = q + an / (an + tn + b4 * an * tn) * (aw / an - q)
-        else:
-            child.score = aw / an
-
-
 def _amaf_record(amaf: bytearray, zeros: vec[i64]) -> vec[i64]:
     """The AMAF record as a native array (compiled backup): a copy of the board-sized
     ``zeros`` filled from the bytes (mypyc indexes a bytes object natively, a
@@ -572,6 +557,7 @@ class Search:
                 path = leaf.path
                 grand = path[-3] if len(path) >= 3 else None
                 self.attach_children(node, expansion[0], expansion[1], grand)
+        to_move: i64  # (a machine integer compiled: it masks the AMAF record's items)
         root_to_move = self.root_board.to_move
         path = leaf.path
         depth = len(path) - 1
@@ -614,9 +600,22 @@ class Search:
                     if NATIVE:
                         # compiled, a plain loop reads each child's move from its
                         # struct: cheaper than the C calls below, which box every hit
+                        # (and the update written out here: as a call it was not inlined)
                         for child in children:
                             if record[child.move] & to_move:
-                                _amaf_hit(child, won, scored, b4)
+                                an = child.amaf_visits + 1
+                                aw = child.amaf_wins + won
+                                child.amaf_visits = an
+                                child.amaf_wins = aw
+                                if scored:
+                                    tn = child.tn
+                                    if tn:
+                                        q = child.mc
+                                        child.score = q + an / (an + tn + b4 * an * tn) * (
+                                            aw / an - q
+                                        )
+                                    else:
+                                        child.score = aw / an
                         result = 1.0 - result
                         to_move = 3 - to_move
                         continue

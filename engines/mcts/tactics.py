@@ -302,9 +302,9 @@ def liberties_after(
                 s = nxt[s]
                 if s == h:
                     break
-        if len(set(libs)) >= limit:
+        if len(libs) >= limit:  # (no point twice: the first list is of distinct points)
             return limit
-    return len(set(libs))
+    return len(libs)
 
 
 def liberty_count(h: i64, color: vec[i64], nxt: vec[i64], nb: vec[vec[i64]], limit: i64) -> i64:
