@@ -46,6 +46,7 @@ from engines.mcts.patterns import pattern_table, true_eye_tables
 from engines.mcts.tactics import (
     atari_sacrifice,
     extension_dies,
+    is_legal,
     ladder_caught,
     liberties_after,
     liberty_count,
@@ -313,11 +314,13 @@ def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:
     eyes = true_eye_tables()[c]
     pat = board.pat
     color = board.color
+    head = board.head
+    plib = board.plib
     nb = board.geo.neighbours
     ko = board.ko if board.ko_colour == c else 0
-    is_legal = board.is_legal
-    moves = array("H")
-    append = moves.append
+    # a list turned into the array at the end (compiled, appending to the array
+    # was a Python call per move)
+    moves: list[int] = []
     for p in board.empties:
         if eyes[pat[p]]:
             continue
@@ -327,12 +330,12 @@ def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:
         d = ns[2]
         e = ns[3]
         if p != ko and not (color[a] and color[b] and color[d] and color[e]):
-            append(p)  # an empty neighbour: legal
-        elif is_legal(p, c):
-            append(p)
+            moves.append(p)  # an empty neighbour: legal
+        elif is_legal(p, c, ko, color, head, plib, nb):
+            moves.append(p)
     if board.passes or len(moves) <= len(board.geo.points) * pass_threshold:
-        append(PASS)
-    return moves
+        moves.append(PASS)
+    return array("H", moves)
 
 
 def prior_stats(
