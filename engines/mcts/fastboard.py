@@ -438,11 +438,22 @@ class FastBoard:
         t: i64
         captured: i64
         last_captured: i64
+        f1: i64
+        f2: i64
+        f3: i64
+        f4: i64
+        e1: i64
+        e2: i64
+        e3: i64
+        e4: i64
+        k: i64
         color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib
         empties, epos, pat = self.empties, self.epos, self.pat
         geo = self.geo
         nb = geo.neighbours
         steps = geo.pattern_steps
+        step_rows = geo.step_rows
+        cells: i64 = geo.cells
         zobrist = geo.zobrist
         o = 3 - c
         j = epos[p]
@@ -458,11 +469,21 @@ class FastBoard:
         nxt[p] = p
         csize[p] = 1
         h_new = self.hash ^ zobrist[c][p]
-        for q, step in steps[c][p]:
-            pat[q] = pat[q] + step
+        if NATIVE:  # the same steps from a flat row (see Geometry.step_rows): nothing boxed
+            row = step_rows[c * cells + p]
+            k = 0
+            while k < len(row):
+                q = row[k]
+                pat[q] = pat[q] + row[k + 1]
+                k += 2
+        else:
+            for q, step in steps[c][p]:
+                pat[q] = pat[q] + step
         libs = 0
-        friends: list[int] = []
-        enemies: list[int] = []
+        # The friendly and the enemy chains around p (their heads, in the order of
+        # the neighbours, each once; 0 for none): locals, not two lists a play
+        f1 = f2 = f3 = f4 = 0
+        e1 = e2 = e3 = e4 = 0
         for q in nb[p]:
             cq = color[q]
             if cq == EMPTY:
@@ -471,13 +492,32 @@ class FastBoard:
                 h = head[q]
                 plib[h] = plib[h] - 1
                 if cq == c:
-                    if h not in friends:
-                        friends.append(h)
-                elif h not in enemies:
-                    enemies.append(h)
+                    if h not in (f1, f2, f3):  # (a fourth is the last neighbour)
+                        if not f1:
+                            f1 = h
+                        elif not f2:
+                            f2 = h
+                        elif not f3:
+                            f3 = h
+                        else:
+                            f4 = h
+                elif h not in (e1, e2, e3):
+                    if not e1:
+                        e1 = h
+                    elif not e2:
+                        e2 = h
+                    elif not e3:
+                        e3 = h
+                    else:
+                        e4 = h
         plib[p] = libs
         hp = p
-        for h in friends:
+        k = 0
+        while k < 4:
+            h = f1 if k == 0 else f2 if k == 1 else f3 if k == 2 else f4
+            k += 1
+            if not h:
+                break
             if csize[h] >= csize[hp]:
                 big, small = h, hp
             else:
@@ -495,7 +535,12 @@ class FastBoard:
         captured = 0
         last_captured = 0
         zo = zobrist[o]
-        for h in enemies:
+        k = 0
+        while k < 4:
+            h = e1 if k == 0 else e2 if k == 1 else e3 if k == 2 else e4
+            k += 1
+            if not h:
+                break
             if plib[h] != 0:
                 continue
             s = h
@@ -507,8 +552,16 @@ class FastBoard:
                 else:
                     empties.append(s)  # type: ignore[attr-defined]
                 h_new ^= zo[s]
-                for q, step in steps[o][s]:
-                    pat[q] = pat[q] - step
+                if NATIVE:
+                    row = step_rows[o * cells + s]
+                    j = 0
+                    while j < len(row):
+                        q = row[j]
+                        pat[q] = pat[q] - row[j + 1]
+                        j += 2
+                else:
+                    for q, step in steps[o][s]:
+                        pat[q] = pat[q] - step
                 captured += 1
                 last_captured = s
                 s = nxt[s]
