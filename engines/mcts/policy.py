@@ -138,6 +138,7 @@ def playout_light(
     cr: i64
     hr: i64
     n: i64
+    size: int
     color = board.color
     head = board.head
     nxt = board.nxt
@@ -159,7 +160,8 @@ def playout_light(
         o = 3 - c
         move = 0
         if n:
-            i = int(rnd() * float(n))  # (n an i64 compiled: the same double)
+            size = n  # (an int local: n is an i64 compiled, and float * i64 is no type)
+            i = int(rnd() * size)
             k = n
             while k:
                 k -= 1
@@ -591,7 +593,8 @@ def playout_default(
                     move = p
                     candidates.clear()
         if not move and n:
-            i = int(rnd() * float(n))  # (n an i64 compiled: the same double)
+            size = n  # (an int local: n is an i64 compiled, and float * i64 is no type)
+            i = int(rnd() * size)
             k = n
             while k:
                 k -= 1
