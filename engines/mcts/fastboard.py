@@ -29,7 +29,7 @@ import random
 from collections.abc import Iterable
 from typing import Final, cast
 
-from librt.vecs import append, vec
+from librt.vecs import append, pop, vec
 from mypy_extensions import i64
 
 from gtp.vertex import MAX_BOARD_SIZE, MIN_BOARD_SIZE, Point
@@ -61,15 +61,19 @@ def int_array(items: Iterable[int]) -> vec[i64]:
     return list(items)  # type: ignore[return-value]
 
 
-def count_cells(cells: vec[i64], value: int) -> int:
-    """How many entries of the board array ``cells`` are ``value``."""
+def stone_lead(color: vec[i64]) -> int:
+    """Black's stones minus White's on the board array ``color`` (compiled, in one pass)."""
+    n: i64
     if NATIVE:
         n = 0
-        for x in cells:
-            if x == value:
+        for x in color:
+            if x == BLACK:
                 n += 1
+            elif x == WHITE:
+                n -= 1
         return n
-    return cast("list[int]", cells).count(value)
+    cells = cast("list[int]", color)
+    return cells.count(BLACK) - cells.count(WHITE)
 
 
 def int_table(rows: Iterable[Iterable[int]]) -> vec[vec[i64]]:
@@ -197,8 +201,13 @@ class FastBoard:
     representative of a stone; ``nxt`` the next stone of its chain (circular);
     ``csize`` and ``plib`` the stone count and pseudo-liberty count, valid at
     chain heads; ``empties``/``epos`` the empty points and each one's position
-    in that list; ``pat`` the 3x3 code of every point; ``ko`` the point
+    in that array; ``pat`` the 3x3 code of every point; ``ko`` the point
     ``ko_colour`` may not play on next (0 for none).
+
+    ``empties`` changes length: compiled it is a vec, which librt's ``pop()`` and
+    ``append()`` give back as a new value (the same buffer while it has room), so
+    code that removes or adds an empty point assigns the result back to the board
+    (the playouts once, when they end); interpreted it is a list changed in place.
     """
 
     __slots__ = (
@@ -224,7 +233,7 @@ class FastBoard:
     nxt: vec[i64]
     csize: vec[i64]
     plib: vec[i64]
-    empties: list[int]
+    empties: vec[i64]
     epos: vec[i64]
     pat: vec[i64]
     ko: int
@@ -264,9 +273,9 @@ class FastBoard:
         self.nxt = int_array(range(cells))
         self.csize = int_array([1] * cells)
         self.plib = int_array([0] * cells)
-        self.empties = list(geo.points)
+        self.empties = int_array(geo.points)
         epos = [0] * cells
-        for i, p in enumerate(self.empties):
+        for i, p in enumerate(geo.points):
             epos[p] = i
         self.epos = int_array(epos)
         self.pat = int_array([0] * cells)
@@ -309,9 +318,14 @@ class FastBoard:
 
     def _put_stone(self, p: int, colour: int) -> None:
         j = self.epos[p]
-        last = self.empties.pop()
+        empties = self.empties
+        if NATIVE:
+            empties, last = pop(empties)
+            self.empties = empties
+        else:
+            last = empties.pop()  # type: ignore[attr-defined]  # (a list interpreted)
         if last != p:
-            self.empties[j] = last
+            empties[j] = last
             self.epos[last] = j
         self.color[p] = colour
         self.hash ^= self.geo.zobrist[colour][p]
@@ -424,15 +438,29 @@ class FastBoard:
         t: i64
         captured: i64
         last_captured: i64
+        f1: i64
+        f2: i64
+        f3: i64
+        f4: i64
+        e1: i64
+        e2: i64
+        e3: i64
+        e4: i64
+        k: i64
         color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib
         empties, epos, pat = self.empties, self.epos, self.pat
         geo = self.geo
         nb = geo.neighbours
         steps = geo.pattern_steps
+        step_rows = geo.step_rows
+        cells: i64 = geo.cells
         zobrist = geo.zobrist
         o = 3 - c
         j = epos[p]
-        last = empties.pop()
+        if NATIVE:  # a vec: pop() gives back the vec (the same buffer) and its last item
+            empties, last = pop(empties)
+        else:
+            last = empties.pop()  # type: ignore[attr-defined]  # (a list interpreted)
         if last != p:
             empties[j] = last
             epos[last] = j
@@ -441,11 +469,21 @@ class FastBoard:
         nxt[p] = p
         csize[p] = 1
         h_new = self.hash ^ zobrist[c][p]
-        for q, step in steps[c][p]:
-            pat[q] = pat[q] + step
+        if NATIVE:  # the same steps from a flat row (see Geometry.step_rows): nothing boxed
+            row = step_rows[c * cells + p]
+            k = 0
+            while k < len(row):
+                q = row[k]
+                pat[q] = pat[q] + row[k + 1]
+                k += 2
+        else:
+            for q, step in steps[c][p]:
+                pat[q] = pat[q] + step
         libs = 0
-        friends: list[int] = []
-        enemies: list[int] = []
+        # The friendly and the enemy chains around p (their heads, in the order of
+        # the neighbours, each once; 0 for none): locals, not two lists a play
+        f1 = f2 = f3 = f4 = 0
+        e1 = e2 = e3 = e4 = 0
         for q in nb[p]:
             cq = color[q]
             if cq == EMPTY:
@@ -454,13 +492,32 @@ class FastBoard:
                 h = head[q]
                 plib[h] = plib[h] - 1
                 if cq == c:
-                    if h not in friends:
-                        friends.append(h)
-                elif h not in enemies:
-                    enemies.append(h)
+                    if h not in (f1, f2, f3):  # (a fourth is the last neighbour)
+                        if not f1:
+                            f1 = h
+                        elif not f2:
+                            f2 = h
+                        elif not f3:
+                            f3 = h
+                        else:
+                            f4 = h
+                elif h not in (e1, e2, e3):
+                    if not e1:
+                        e1 = h
+                    elif not e2:
+                        e2 = h
+                    elif not e3:
+                        e3 = h
+                    else:
+                        e4 = h
         plib[p] = libs
         hp = p
-        for h in friends:
+        k = 0
+        while k < 4:
+            h = f1 if k == 0 else f2 if k == 1 else f3 if k == 2 else f4
+            k += 1
+            if not h:
+                break
             if csize[h] >= csize[hp]:
                 big, small = h, hp
             else:
@@ -478,17 +535,33 @@ class FastBoard:
         captured = 0
         last_captured = 0
         zo = zobrist[o]
-        for h in enemies:
+        k = 0
+        while k < 4:
+            h = e1 if k == 0 else e2 if k == 1 else e3 if k == 2 else e4
+            k += 1
+            if not h:
+                break
             if plib[h] != 0:
                 continue
             s = h
             while True:
                 color[s] = EMPTY
                 epos[s] = len(empties)
-                empties.append(s)
+                if NATIVE:  # a vec: append() gives back the vec (the same buffer, if room)
+                    empties = append(empties, s)
+                else:
+                    empties.append(s)  # type: ignore[attr-defined]
                 h_new ^= zo[s]
-                for q, step in steps[o][s]:
-                    pat[q] = pat[q] - step
+                if NATIVE:
+                    row = step_rows[o * cells + s]
+                    j = 0
+                    while j < len(row):
+                        q = row[j]
+                        pat[q] = pat[q] - row[j + 1]
+                        j += 2
+                else:
+                    for q, step in steps[o][s]:
+                        pat[q] = pat[q] - step
                 captured += 1
                 last_captured = s
                 s = nxt[s]
@@ -513,6 +586,7 @@ class FastBoard:
         else:
             self.ko = 0
             self.ko_colour = EMPTY
+        self.empties = empties
         self.hash = h_new
         self.to_move = o
         self.last_move = p
@@ -571,7 +645,7 @@ def score_terminal(board: FastBoard) -> int:
     """
     color = board.color
     nb = board.geo.neighbours
-    score = count_cells(color, BLACK) - count_cells(color, WHITE)
+    score = stone_lead(color)
     seen: set[int] | None = None
     for p in board.empties:
         ns = nb[p]  # indexed: unpacking a vec row would box it

@@ -40,7 +40,7 @@ import sys
 from collections.abc import Callable
 from typing import Final, Protocol
 
-from librt.vecs import vec
+from librt.vecs import append, pop, vec
 from mypy_extensions import i64
 
 from engines.mcts.fastboard import (
@@ -48,8 +48,8 @@ from engines.mcts.fastboard import (
     NATIVE,
     PASS,
     FastBoard,
-    count_cells,
     score_terminal,
+    stone_lead,
 )
 from engines.mcts.patterns import (
     nakade_entry_tables,
@@ -137,6 +137,8 @@ def playout_light(
     r: i64
     cr: i64
     hr: i64
+    n: i64
+    size: int
     color = board.color
     head = board.head
     nxt = board.nxt
@@ -146,6 +148,7 @@ def playout_light(
     epos = board.epos
     geo = board.geo
     nb = geo.neighbours
+    native = NATIVE  # (a local: interpreted, a fast load at every move)
     c = board.to_move
     ko = board.ko if board.ko_colour == c else 0
     passes = board.passes
@@ -157,7 +160,8 @@ def playout_light(
         o = 3 - c
         move = 0
         if n:
-            i = int(rnd() * n)
+            size = n  # (an int local: n is an i64 compiled, and float * i64 is no type)
+            i = int(rnd() * size)
             k = n
             while k:
                 k -= 1
@@ -211,8 +215,10 @@ def playout_light(
         p = move
         n -= 1
         j = epos[p]
-        last = empties[n]
-        empties.pop()
+        if native:  # a vec: pop() gives back the vec (the same buffer) and its last item
+            empties, last = pop(empties)
+        else:
+            last = empties.pop()  # type: ignore[attr-defined]  # (a list interpreted)
         if last != p:
             empties[j] = last
             epos[last] = j
@@ -265,7 +271,10 @@ def playout_light(
                     while True:
                         color[s] = EMPTY
                         epos[s] = n
-                        empties.append(s)
+                        if native:  # a vec: append() gives back the vec (the same buffer)
+                            empties = append(empties, s)
+                        else:
+                            empties.append(s)  # type: ignore[attr-defined]
                         n += 1
                         captured += 1
                         s = nxt[s]
@@ -297,7 +306,7 @@ def playout_light(
             plib[hp] = plib[hp] + libs
             ko = 0
         c = o
-    _write_back(board, c, passes, ko, p)
+    _write_back(board, empties, c, passes, ko, p)
     return 0
 
 
@@ -325,8 +334,11 @@ def _amaf_merge(amaf: bytearray | None, played: vec[i64]) -> None:
         amaf[:] = merged.to_bytes(len(amaf), "little")
 
 
-def _write_back(board: FastBoard, to_move: int, passes: int, ko: int, last: int) -> None:
+def _write_back(
+    board: FastBoard, empties: vec[i64], to_move: int, passes: int, ko: int, last: int
+) -> None:
     """Leave the board consistent so that a playout can be resumed or inspected."""
+    board.empties = empties  # compiled, pop() and append() give back a new vec
     board.to_move = to_move
     board.passes = passes
     board.ko = ko
@@ -425,6 +437,7 @@ def playout_default(
     lead: i64
     step: i64
     code: i64
+    n: i64
     color = board.color
     head = board.head
     nxt = board.nxt
@@ -462,7 +475,7 @@ def playout_default(
     tick: i64 = 0
     played = _amaf_buffer(amaf, zeros)
     # Black's stones minus White's, for the mercy rule (0: not kept)
-    lead = count_cells(color, 1) - count_cells(color, 2) if mercy else 0
+    lead = stone_lead(color) if mercy else 0
     while passes < 2 and moves_left:
         moves_left -= 1
         o = 3 - c
@@ -488,6 +501,7 @@ def playout_default(
                                 and liberties_after(lib, c, color, head, nxt, nb) == 2
                             ):
                                 board.ko = ko  # the reader plays on copies of the board
+                                board.empties = empties  # (compiled, a new vec since)
                                 board.ko_colour = c
                                 if extension_dies(board, h, lib):
                                     candidates.remove(lib)
@@ -579,7 +593,8 @@ def playout_default(
                     move = p
                     candidates.clear()
         if not move and n:
-            i = int(rnd() * n)
+            size = n  # (an int local: n is an i64 compiled, and float * i64 is no type)
+            i = int(rnd() * size)
             k = n
             while k:
                 k -= 1
@@ -650,8 +665,10 @@ def playout_default(
             record.append(p)
         n -= 1
         j = epos[p]
-        tail = empties[n]
-        empties.pop()
+        if native:  # a vec: pop() gives back the vec (the same buffer) and its last item
+            empties, tail = pop(empties)
+        else:
+            tail = empties.pop()  # type: ignore[attr-defined]  # (a list interpreted)
         if tail != p:
             empties[j] = tail
             epos[tail] = j
@@ -715,7 +732,10 @@ def playout_default(
                     while True:
                         color[s] = EMPTY
                         epos[s] = n
-                        empties.append(s)
+                        if native:  # a vec: append() gives back the vec (the same buffer)
+                            empties = append(empties, s)
+                        else:
+                            empties.append(s)  # type: ignore[attr-defined]
                         n += 1
                         if native:
                             row = step_rows[o * cells + s]
@@ -762,10 +782,10 @@ def playout_default(
         if mercy:
             lead += 1 if o == 2 else -1  # the stone just placed was not o's
             if lead >= mercy or lead <= -mercy:
-                _write_back(board, c, passes, ko, last)
+                _write_back(board, empties, c, passes, ko, last)
                 _amaf_merge(amaf, played)
                 return 1 if lead > 0 else -1
-    _write_back(board, c, passes, ko, last)
+    _write_back(board, empties, c, passes, ko, last)
     _amaf_merge(amaf, played)
     return 0
 

@@ -38,12 +38,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
+from librt.vecs import vec
+from mypy_extensions import i64
 
-from engines.mcts.fastboard import PASS, FastBoard
+from engines.mcts.fastboard import PASS, FastBoard, int_array, int_table
 from engines.mcts.patterns import pattern_table, true_eye_tables
 from engines.mcts.tactics import (
     atari_sacrifice,
     extension_dies,
+    is_legal,
     ladder_caught,
     liberties_after,
     liberty_count,
@@ -127,8 +130,9 @@ DEFAULT_WEIGHTS: Final = PriorWeights()
 
 
 @functools.cache
-def _edge_lines(size: int) -> tuple[list[int], list[tuple[int, ...]]]:
-    """Per point index: its line (1 = edge) and the points within Manhattan distance 3."""
+def _edge_lines(size: int) -> tuple[vec[i64], vec[vec[i64]]]:
+    """Per point index: its line (1 = edge) and the points within Manhattan distance 3
+    (board arrays: native compiled, see :func:`~engines.mcts.fastboard.int_array`)."""
     from engines.mcts.fastboard import geometry
 
     geo = geometry(size)
@@ -141,7 +145,7 @@ def _edge_lines(size: int) -> tuple[list[int], list[tuple[int, ...]]]:
         near[p] = tuple(
             q for q, (r2, c2) in coords.items() if q != p and abs(r - r2) + abs(c - c2) <= 3
         )
-    return line, near
+    return int_array(line), int_table(near)
 
 
 def even_priors(moves: Sequence[int], confidence: float) -> list[tuple[float, float]]:
@@ -175,10 +179,10 @@ def heuristic_priors(
     near_last = set(around[last]) if last != PASS else set()
     # Points with a stone within distance 3 ("not an empty area"), marked from the
     # stones when there are fewer stones than moves to ask about (the opening).
-    crowded: bytearray | None = None
+    crowded: vec[i64] | None = None
     stones = [q for q in geo.points if color[q]]
     if len(stones) < len(moves):
-        crowded = bytearray(geo.cells)
+        crowded = geo.zeros[:]
         for s in stones:
             for q in near[s]:
                 crowded[q] = 1
@@ -208,7 +212,8 @@ def heuristic_priors(
         captured = 0
         free = 0
         friend = False
-        seen: list[int] = []
+        # the chains (and border cells) already seen around p: at most three before the last
+        seen1 = seen2 = seen3 = -1
         after: FastBoard | None = None  # the board after p, once a ladder needs reading
         for q in nb[p]:
             cq = color[q]
@@ -216,9 +221,14 @@ def heuristic_priors(
                 free += 1
             else:
                 h = head[q]
-                if h in seen:
+                if h in (seen1, seen2, seen3):
                     continue
-                seen.append(h)
+                if seen1 < 0:
+                    seen1 = h
+                elif seen2 < 0:
+                    seen2 = h
+                else:
+                    seen3 = h
             if cq == o:
                 lq = plib[h]
                 if lq <= 4 and lone_liberty(h, color, nxt, nb) == p:
@@ -304,11 +314,13 @@ def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:
     eyes = true_eye_tables()[c]
     pat = board.pat
     color = board.color
+    head = board.head
+    plib = board.plib
     nb = board.geo.neighbours
     ko = board.ko if board.ko_colour == c else 0
-    is_legal = board.is_legal
-    moves = array("H")
-    append = moves.append
+    # a list turned into the array at the end (compiled, appending to the array
+    # was a Python call per move)
+    moves: list[int] = []
     for p in board.empties:
         if eyes[pat[p]]:
             continue
@@ -318,12 +330,12 @@ def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:
         d = ns[2]
         e = ns[3]
         if p != ko and not (color[a] and color[b] and color[d] and color[e]):
-            append(p)  # an empty neighbour: legal
-        elif is_legal(p, c):
-            append(p)
+            moves.append(p)  # an empty neighbour: legal
+        elif is_legal(p, c, ko, color, head, plib, nb):
+            moves.append(p)
     if board.passes or len(moves) <= len(board.geo.points) * pass_threshold:
-        append(PASS)
-    return moves
+        moves.append(PASS)
+    return array("H", moves)
 
 
 def prior_stats(

@@ -45,6 +45,9 @@ from itertools import compress
 from operator import attrgetter, itemgetter
 from typing import Final, Protocol
 
+from librt.vecs import vec
+from mypy_extensions import i64
+
 from engines.mcts import results
 from engines.mcts.config import PolicyName as PolicyName  # re-exported with the config
 from engines.mcts.config import SearchConfig as SearchConfig
@@ -56,7 +59,7 @@ from engines.mcts.priors import candidate_moves, heuristic_priors, list_moves, p
 from engines.mcts.results import RESIGN as RESIGN  # re-exported: the results vocabulary
 from engines.mcts.results import Decision as Decision
 from engines.mcts.results import MoveStats as MoveStats
-from engines.mcts.tree import Node, Position, refresh_score
+from engines.mcts.tree import Node, Position, ScoredSelector, best_scored, refresh_score
 from engines.mcts.tree import SelectionName as SelectionName
 
 Expansion = tuple[Sequence[int], Sequence[tuple[float, float]] | None]
@@ -88,19 +91,16 @@ def shuffle(rng: random.Random, items: list[Node]) -> None:
         items[i], items[j] = items[j], items[i]
 
 
-def _amaf_hit(child: Node, won: float, scored: bool, b4: float) -> None:
-    """One AMAF result for ``child`` (compiled backup; the interpreted one has it inline)."""
-    an = child.amaf_visits + 1
-    aw = child.amaf_wins + won
-    child.amaf_visits = an
-    child.amaf_wins = aw
-    if scored:
-        tn = child.tn
-        if tn:
-            q = child.mc
-            child.score = q + an / (an + tn + b4 * an * tn) * (aw / an - q)
-        else:
-            child.score = aw / an
+def _amaf_record(amaf: bytearray, zeros: vec[i64]) -> vec[i64]:
+    """The AMAF record as a native array (compiled backup): a copy of the board-sized
+    ``zeros`` filled from the bytes (mypyc indexes a bytes object natively, a
+    bytearray or a list of ints as Python objects)."""
+    k: i64
+    raw = bytes(amaf)
+    record = zeros[:]
+    for k in range(len(raw)):
+        record[k] = raw[k]
+    return record
 
 
 def _hits_getter(children: list[Node]) -> Callable[[bytearray], tuple[int, ...]]:
@@ -154,6 +154,9 @@ class Search:
         self.rng = random.Random(seed)
         self._rnd = self.rng.random
         self._select = make_selector(self.config, self._rnd)
+        # ScoredSelector's choice called as a function (compiled, a direct call; the
+        # selector object is called through Python's generic call protocol)
+        self._select_scored = isinstance(self._select, ScoredSelector)
         self._playout = new_playout(self.config.policy)
         self._graph = self.config.structure == "graph"
         self._eager = self.config.eager
@@ -449,6 +452,7 @@ class Search:
         """
         board = self.root_board.copy()
         select = self._select
+        select_scored = self._select_scored
         threshold = self.config.expand_threshold
         node = self.root
         node.visits += 1
@@ -470,7 +474,7 @@ class Search:
                     self._expand_eager(node, board, path[-3] if len(path) >= 3 else None)
                 else:
                     self._expand(node, board)
-            node = select(node)
+            node = best_scored(node) if select_scored else select(node)
             node.visits += 1
             if scored:
                 refresh_score(node, self._b4, self._fpu)
@@ -553,6 +557,7 @@ class Search:
                 path = leaf.path
                 grand = path[-3] if len(path) >= 3 else None
                 self.attach_children(node, expansion[0], expansion[1], grand)
+        to_move: i64  # (a machine integer compiled: it masks the AMAF record's items)
         root_to_move = self.root_board.to_move
         path = leaf.path
         depth = len(path) - 1
@@ -569,9 +574,13 @@ class Search:
         # children: this loop runs for every child a playout's moves reach).
         scored = self._scored
         b4 = self._b4
-        # compiled, the AMAF record is read from a list of ints (mypyc indexes a
-        # bytearray as a Python object, boxing the index and the byte)
-        record: list[int] = list(amaf) if NATIVE and rave and amaf is not None else []
+        # compiled, the AMAF record is read from a native array (mypyc indexes a
+        # bytearray, or a list of ints, as Python objects, boxing index and item)
+        record = (
+            _amaf_record(amaf, self.root_board.geo.zeros)
+            if NATIVE and rave and amaf is not None
+            else self.root_board.geo.zeros[:0]
+        )
         for i in range(depth, -1, -1):
             node = path[i]
             node.wins += result
@@ -584,16 +593,29 @@ class Search:
                     if move != PASS:
                         amaf[move] |= to_move
                         if NATIVE:
-                            record[move] |= to_move
+                            record[move] = record[move] | to_move
                 children = node.children
                 if children:
                     won = 1.0 - result  # for the player to move at node
                     if NATIVE:
                         # compiled, a plain loop reads each child's move from its
                         # struct: cheaper than the C calls below, which box every hit
+                        # (and the update written out here: as a call it was not inlined)
                         for child in children:
                             if record[child.move] & to_move:
-                                _amaf_hit(child, won, scored, b4)
+                                an = child.amaf_visits + 1
+                                aw = child.amaf_wins + won
+                                child.amaf_visits = an
+                                child.amaf_wins = aw
+                                if scored:
+                                    tn = child.tn
+                                    if tn:
+                                        q = child.mc
+                                        child.score = q + an / (an + tn + b4 * an * tn) * (
+                                            aw / an - q
+                                        )
+                                    else:
+                                        child.score = aw / an
                         result = 1.0 - result
                         to_move = 3 - to_move
                         continue

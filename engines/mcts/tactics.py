@@ -135,6 +135,8 @@ def self_atari(
     s: i64
     r: i64
     lib: i64
+    h1: i64
+    h2: i64
     o = 3 - c
     lib = 0  # the one liberty seen so far (0: none): a second one means no atari
     for q in nb[p]:
@@ -152,10 +154,19 @@ def self_atari(
         elif cq == c and plib[head[q]] > 8:
             return False  # at least three distinct liberties, so two besides p
     joined = False
+    # a chain met at several neighbours is walked once (a second walk finds no
+    # liberty the first did not: each would have been ``lib`` or ended the walk)
+    h1 = h2 = 0
     for q in nb[p]:
         if color[q] == c:
             joined = True
             h = head[q]
+            if h in (h1, h2):
+                continue
+            if not h1:
+                h1 = h
+            else:
+                h2 = h
             s = h
             while True:
                 for r in nb[s]:
@@ -302,9 +313,9 @@ def liberties_after(
                 s = nxt[s]
                 if s == h:
                     break
-        if len(set(libs)) >= limit:
+        if len(libs) >= limit:  # (no point twice: the first list is of distinct points)
             return limit
-    return len(set(libs))
+    return len(libs)
 
 
 def liberty_count(h: i64, color: vec[i64], nxt: vec[i64], nb: vec[vec[i64]], limit: i64) -> i64:

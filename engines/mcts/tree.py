@@ -354,20 +354,28 @@ class ScoredSelector:
     """
 
     def __call__(self, node: Node) -> Node:
-        children = node.children
-        assert children
-        if not NATIVE:  # interpreted, C's max() beats a Python loop
-            return max(children, key=_score_of)
-        # compiled, a loop reads each score from the node's struct (max() would
-        # box it and compare Python floats); the same choice, the first on ties
-        best = children[0]
-        best_score = best.score
-        for child in children:
-            score = child.score
-            if score > best_score:
-                best_score = score
-                best = child
-        return best
+        return best_scored(node)
+
+
+def best_scored(node: Node) -> Node:
+    """:class:`ScoredSelector`'s choice: the child with the highest ``score``, the first on ties.
+
+    A function too, so that the search calls it directly where it runs compiled.
+    """
+    children = node.children
+    assert children
+    if not NATIVE:  # interpreted, C's max() beats a Python loop
+        return max(children, key=_score_of)
+    # compiled, a loop reads each score from the node's struct (max() would
+    # box it and compare Python floats); the same choice, the first on ties
+    best = children[0]
+    best_score = best.score
+    for child in children:
+        score = child.score
+        if score > best_score:
+            best_score = score
+            best = child
+    return best
 
 
 _score_of = attrgetter("score")
