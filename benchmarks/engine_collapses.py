@@ -24,13 +24,17 @@ died).  Two steps:
     ``RESULT {json}`` with ``solved``, ``trials``, ``positions`` and
     ``positions_solved`` (solved by at least one seed).
 
-How far it can be trusted (2026-11-29, 30 positions from 1e4c844's 69 losses,
-4 seeds): the default solved 29/120 at 3,000 simulations and 37/120 at 10,000,
-which won 84% of its games against 68%; but ``--policy strict`` solved 35/120
-and did no better than the default in games.  Thirty positions cannot tell
-candidates a few points apart: collect from every row's games before reading
-small differences.  A fresh tree is not what a game gives the engine (it reuses
-the tree between moves), and GNU Go's estimate is an estimate.
+``benchmarks/results/engine_collapses.json`` holds 72 positions, from the 177
+losses of three 3,000-simulation rows of the same engine (1e4c844's, 6fb42ce's
+and the 548661b replay's games).  How far it can be trusted (2026-11-29, 2
+seeds a position): the default solved 34/144 at 3,000 simulations and 53/144 at
+10,000, which won 84% of its games against 68%; ``--policy strict`` 44/144 and
+``--policy lgrf`` 36/144.  Strict's lead here (also 35/120 against 29/120 on 30
+positions of one row, 4 seeds) never showed in games (135/200 against the
+default's 68%): either one row was unlucky or these positions reward something
+the games do not, which a second strict row would tell.  A fresh tree is not
+what a game gives the engine (it reuses the tree between moves), and GNU Go's
+estimate is an estimate.
 
     python benchmarks/engine_collapses.py collect benchmarks/results/strength-runs/*.games -o c.json
     python benchmarks/engine_collapses.py solve c.json --seeds 4 --args "--policy strict"
