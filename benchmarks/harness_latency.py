@@ -38,7 +38,32 @@ Also, as ``benchmarks/arena_overhead.py`` measures them: games/s with reused
 instant engines (62-move 9x9 games, -j 2) and the arena's CPU per 62-move 9x9
 game with new engines (this process only, engines excluded, startup included).
 
-Usage: python benchmarks/harness_latency.py [--quick] [--new-engines] [--slots 8,32,64]
+``--diagnose`` prints, for each arena run, what its tail is made of (the
+arena process's own view, none of it in RESULT): the run loop's passes (from
+one wait for I/O to the next) and how many tasks each ran, the task steps of
+0.5 ms or more by wall time and by this thread's CPU time (a step long in wall
+time but short in CPU is the process waiting for a core), the garbage
+collector's pauses per generation, and the process's voluntary and
+involuntary context switches.  What it showed on 2026-11-29 at N=64 (2-core
+machine, 1,920 games): a game task whose engines answer before it reads plays
+on without yielding (the client yields only when it has to wait for an
+answer), so a loop pass can run 64 tasks for 10-30 ms (p99 of the passes);
+the collector's full (generation 2) collections of what the run made since
+it froze the start paused everything three times a run for 20-80 ms of wall
+time, and its generation-1 collections about 33 times for 2.5 ms; and the
+process was preempted 40,000-110,000 times a 10-second run by the 128 engines
+it wakes.  Taking these away for a measurement (a checkpoint after every
+answer read without waiting, the collector off, the engines under
+``SCHED_BATCH`` so that a woken engine does not preempt the arena) brought
+the arena's p99 from 6-15 ms to 5.5-7.5 ms, against the reference's 1.3-1.9
+ms in the same runs: still 3.5-4x, so none of them is the way to 2x, and the
+checkpoint alone cost about a fifth more CPU per 9x9 move at ``-j 2``.  What
+is left is the arena's CPU per round trip on a loop that 128 engines
+preempt: 22-28 us against the reference's 5 us (printed with each run), about
+the ratio of the two p99s.
+
+Usage: python benchmarks/harness_latency.py [--quick] [--new-engines] [--diagnose]
+                                             [--slots 8,32,64]
 
 The last line is ``RESULT {json}`` with latency_p50_ms_N, latency_p99_ms_N and
 latency_max_ms_N for each N, games_per_s_reuse_9x9 and cpu_ms_per_game_9x9.
@@ -47,8 +72,10 @@ latency_max_ms_N for each N, games_per_s_reuse_9x9 and cpu_ms_per_game_9x9.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -108,13 +135,87 @@ def slot_latencies(directory: Path) -> tuple[list[float], list[float]]:
     return gaps, steady
 
 
+class TailDiagnosis(trio.abc.Instrument):
+    """What the arena process did around its long gaps (``--diagnose``; module docstring)."""
+
+    LONG: Final = 0.0005  # a task step this long (s) is counted
+
+    def __init__(self) -> None:
+        self.step_wall = self.step_cpu = 0.0
+        self.steps = self.tasks_in_pass = 0
+        self.long_wall: list[float] = []
+        self.long_cpu: list[float] = []
+        self.passes: list[tuple[float, int]] = []  # (seconds, tasks) from one I/O wait to the next
+        self.pass_began = time.perf_counter()
+        self.gc_began = 0.0
+        self.pauses: dict[int, list[float]] = {}
+        self.usage = resource.getrusage(resource.RUSAGE_SELF)
+
+    def before_task_step(self, task: trio.lowlevel.Task) -> None:
+        self.step_wall, self.step_cpu = time.perf_counter(), time.thread_time()
+
+    def after_task_step(self, task: trio.lowlevel.Task) -> None:
+        wall = time.perf_counter() - self.step_wall
+        cpu = time.thread_time() - self.step_cpu
+        self.steps += 1
+        self.tasks_in_pass += 1
+        if wall >= self.LONG:
+            self.long_wall.append(wall)
+        if cpu >= self.LONG:
+            self.long_cpu.append(cpu)
+
+    def before_io_wait(self, timeout: float) -> None:
+        self.passes.append((time.perf_counter() - self.pass_began, self.tasks_in_pass))
+        self.tasks_in_pass = 0
+
+    def after_io_wait(self, timeout: float) -> None:
+        self.pass_began = time.perf_counter()
+
+    def collector(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.gc_began = time.perf_counter()
+        else:
+            self.pauses.setdefault(info["generation"], []).append(
+                time.perf_counter() - self.gc_began
+            )
+
+    def report(self) -> str:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        lengths = [length for length, _ in self.passes] or [0.0]
+        crowded = [tasks for _, tasks in self.passes] or [0]
+        lines = [
+            f"     loop passes: {len(self.passes)}, p50 {1000 * percentile(lengths, 0.5):.3f}"
+            f"  p99 {1000 * percentile(lengths, 0.99):.3f}  max {1000 * max(lengths):.3f} ms;"
+            f" tasks a pass p50 {percentile(crowded, 0.5)}, p99 {percentile(crowded, 0.99)}",
+            f"     task steps: {self.steps}; >= 0.5 ms of wall time {len(self.long_wall)}"
+            f" ({1000 * sum(self.long_wall):.0f} ms), of CPU {len(self.long_cpu)}"
+            f" ({1000 * sum(self.long_cpu):.0f} ms)",
+        ]
+        for generation, pauses in sorted(self.pauses.items()):
+            lines.append(
+                f"     gc generation {generation}: {len(pauses)} pauses, p50"
+                f" {1000 * percentile(pauses, 0.5):.3f}  max {1000 * max(pauses):.3f} ms,"
+                f" {1000 * sum(pauses):.0f} ms in all"
+            )
+        lines.append(
+            f"     context switches: {usage.ru_nvcsw - self.usage.ru_nvcsw} voluntary,"
+            f" {usage.ru_nivcsw - self.usage.ru_nivcsw} involuntary"
+        )
+        return "\n".join(lines)
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def latency_run(
-    directory: Path, slots: int, games: int, reuse: bool, think: float = 0.0
+    directory: Path,
+    slots: int,
+    games: int,
+    reuse: bool,
+    think: float = 0.0,
+    diagnosis: TailDiagnosis | None = None,
 ) -> dict[str, float]:
     times = directory / f"times{slots}-{think}"
     times.mkdir(parents=True)
@@ -123,11 +224,18 @@ def latency_run(
     try:
         config = load_control_file(write_ctl(directory, f"lat{slots}", 9, games, reuse))
         options = RunOptions(parallel=slots, keyboard=False, handle_signals=False, freeze_gc=True)
+        if diagnosis is not None:
+            gc.callbacks.append(diagnosis.collector)
         cpu_before, wall_before = cpu_seconds(), time.perf_counter()
-        summary = trio.run(partial(run_competition, config, options))
+        summary = trio.run(
+            partial(run_competition, config, options),
+            instruments=[diagnosis] if diagnosis is not None else [],
+        )
         cpu, wall = cpu_seconds() - cpu_before, time.perf_counter() - wall_before
     finally:
         del os.environ["ARENA_BENCH_TIMES"], os.environ["ARENA_BENCH_THINK"]
+        if diagnosis is not None:
+            gc.callbacks.remove(diagnosis.collector)
     assert summary.games_recorded == games, summary
     gaps, steady = slot_latencies(times)
     run = {
@@ -180,11 +288,15 @@ def reference_run(directory: Path, slots: int, games: int, think: float = 0.0) -
     times.mkdir(parents=True)
     scripts = [instant_script(games // slots + (slot < games % slots)) for slot in range(slots)]
     environment = {"ARENA_BENCH_TIMES": str(times), "ARENA_BENCH_THINK": str(think)}
-    wall_before = time.perf_counter()
+    cpu_before, wall_before = cpu_seconds(), time.perf_counter()
     drive([sys.executable, ENGINE], scripts, lambda slot: {**environment, "GOMILL_SLOT": str(slot)})
-    wall = time.perf_counter() - wall_before
+    cpu, wall = cpu_seconds() - cpu_before, time.perf_counter() - wall_before
     gaps, steady = slot_latencies(times)
-    run = {"games_per_s": games / wall, "round_trips_per_s": len(gaps) / wall}
+    run = {
+        "games_per_s": games / wall,
+        "round_trips_per_s": len(gaps) / wall,
+        "cpu_us_per_round_trip": 1e6 * cpu / len(gaps),
+    }
     add_gap_figures(run, "steady", steady)
     return run
 
@@ -199,14 +311,20 @@ def describe(run: dict[str, float], name: str) -> str:
 
 
 def latency_runs(
-    directory: Path, slot_counts: list[int], games: int, reuse: bool, think: float = 0.0
+    directory: Path,
+    slot_counts: list[int],
+    games: int,
+    reuse: bool,
+    think: float = 0.0,
+    diagnose: bool = False,
 ) -> dict[int, dict[str, float]]:
     engines = "engines kept between games" if reuse else "new engines for every game"
     paced = f", genmove answered after {1000 * think:g} ms" if think else ", instant engines"
     print(f"response-to-next-command latency, 9x9 62-move games, {engines}{paced}:")
     runs = {}
     for slots in slot_counts:
-        run = latency_run(directory, slots, max(games, 2 * slots), reuse, think)
+        diagnosis = TailDiagnosis() if diagnose else None
+        run = latency_run(directory, slots, max(games, 2 * slots), reuse, think, diagnosis)
         cycle = 1000 * slots / run["round_trips_per_s"]  # Little's law (module docstring)
         print(
             f"  N={slots:3d}: {run['games']:.0f} games, {run['games_per_s']:.1f} games/s,"
@@ -216,6 +334,8 @@ def latency_runs(
             f"     every gap : {describe(run, 'all')}\n"
             f"     steady    : {describe(run, 'steady')}"
         )
+        if diagnosis is not None:
+            print(diagnosis.report())
         if run["steady_gaps"] < FEW_GAPS:
             print(
                 f"     (only {run['steady_gaps']:.0f} steady gaps: its p99 is near its maximum;"
@@ -226,7 +346,8 @@ def latency_runs(
         print(
             f"     reference : {describe(floor, 'steady')}  (the minimal controller, same"
             f" engines and games: {floor['games_per_s']:.1f} games/s,"
-            f" {floor['round_trips_per_s']:.0f} round trips/s)"
+            f" {floor['round_trips_per_s']:.0f} round trips/s,"
+            f" {floor['cpu_us_per_round_trip']:.0f} us of CPU per round trip)"
         )
         for key in ("p50", "p99", "max"):
             run[f"reference_{key}"] = floor[f"steady_{key}"]
@@ -251,6 +372,11 @@ def main() -> None:
         "--think", type=float, default=0.02, help="the paced run's genmove time (default 0.02 s)"
     )
     parser.add_argument("--slots", default="8,32,64", help="the N to measure (default 8,32,64)")
+    parser.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="print what each arena run's tail is made of (module docstring)",
+    )
     options = parser.parse_args()
     slot_counts = [int(word) for word in options.slots.split(",")]
     top = max(slot_counts)
@@ -263,7 +389,7 @@ def main() -> None:
     result: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as temporary:
         directory = Path(temporary)
-        runs = latency_runs(directory, slot_counts, games, reuse=True)
+        runs = latency_runs(directory, slot_counts, games, True, diagnose=options.diagnose)
         for slots, run in runs.items():
             for key in ("p50", "p99", "max"):
                 result[f"latency_{key}_ms_{slots}"] = round(run[f"steady_{key}"], 3)
@@ -271,7 +397,9 @@ def main() -> None:
                 result[f"reference_latency_{key}_ms_{slots}"] = round(run[f"reference_{key}"], 3)
         if options.think:
             paced_games = 2 * top if options.quick else max(2 * top, games // 4)
-            paced = latency_runs(directory / "paced", [top], paced_games, True, options.think)
+            paced = latency_runs(
+                directory / "paced", [top], paced_games, True, options.think, options.diagnose
+            )
             for key in ("p50", "p99", "max"):
                 result[f"paced_latency_{key}_ms_{top}"] = round(paced[top][f"steady_{key}"], 3)
                 result[f"paced_reference_latency_{key}_ms_{top}"] = round(
