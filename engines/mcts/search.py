@@ -701,13 +701,24 @@ class Search:
                 if amaf is not None and edge.move != PASS:
                     amaf[edge.move] |= to_move
             pos.recompute()
-            children = pos.children
-            if children and amaf is not None:
+            kids = pos.child_nodes
+            if kids and amaf is not None:
                 won = black_result if to_move == BLACK else 1.0 - black_result
                 played = amaf.translate(_PLAYED_BY[to_move])
-                for edge in compress(children, map(played.__getitem__, map(_move_of, children))):
-                    edge.amaf_visits += 1
-                    edge.amaf_wins += won
+                stats = pos.stats
+                if stats is None:  # edges made elsewhere, each with its own statistics
+                    children = cast("list[Node]", kids)
+                    for edge in compress(
+                        children, map(played.__getitem__, map(_move_of, children))
+                    ):
+                        edge.amaf_visits += 1
+                        edge.amaf_wins += won
+                else:  # in the position's arrays (see ChildStats)
+                    avs = stats.amaf_visits
+                    aws = stats.amaf_wins
+                    for k in compress(range(len(kids)), map(played.__getitem__, stats.moves)):
+                        avs[k] += 1
+                        aws[k] += won
             to_move = 3 - to_move
 
     def _simulate_lazy(self, count: int) -> int:

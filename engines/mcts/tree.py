@@ -363,7 +363,9 @@ class Position(Node):
         """Q from its own playouts and its edges' children, weighted by edge visits."""
         total = self.usum
         count = self.ucount
-        for edge in self.children or ():
+        for edge in self.child_nodes or ():
+            if edge is None:
+                continue  # no node: never followed
             real = edge.visits - edge.pending
             pos = edge.pos
             if real and pos is not None:
@@ -484,8 +486,7 @@ class BlendSelector:
     fpu_reduction: float
 
     def __call__(self, node: Node) -> Node:
-        children = node.children
-        assert children
+        assert node.child_nodes
         parent_visits = node.visits
         rave = self.rave != "off"
         beta_k = (
@@ -502,38 +503,60 @@ class BlendSelector:
             fpu = self.fpu
             c2 = self.exploration**2 * math.log(parent_visits) if parent_visits > 1 else 0.0
         if rave and not puct and not c2 and not self.graph:
-            return _greedy_rave(children, beta_k, b4, fpu)
+            return _greedy_rave(node, beta_k, b4, fpu)
         graph = self.graph
         sqrt = math.sqrt
-        best = children[0]
+        kids = node.child_nodes
+        stats = node.stats
+        assert kids
+        best = 0
         best_score = -math.inf
-        for child in children:
-            n = child.visits
-            if graph:
-                pos = child.pos
-                real = n - child.pending
-                w = real * pos.q if real and pos is not None else 0.0
+        for k in range(len(kids)):
+            child = kids[k]
+            # a child's statistics: in the node's arrays when it has them (see
+            # ChildStats; a child without a node has no visits), else in the child
+            if stats is None:
+                assert child is not None
+                prior = child.prior
+                prior_visits = child.prior_visits
+                prior_wins = child.prior_wins
+                an = child.amaf_visits
+                amaf_wins = child.amaf_wins
             else:
-                w = child.wins
-            tn = n + child.prior_visits
-            an = child.amaf_visits
+                prior = stats.prior[k] if child is None else child.prior
+                prior_visits = stats.prior_visits[k]
+                prior_wins = stats.prior_wins[k]
+                an = stats.amaf_visits[k]
+                amaf_wins = stats.amaf_wins[k]
+            n = 0
+            w = 0.0
+            if child is not None:
+                n = child.visits
+                if graph:
+                    pos = child.pos
+                    real = n - child.pending
+                    w = real * pos.q if real and pos is not None else 0.0
+                else:
+                    w = child.wins
+            tn = n + prior_visits
             if tn:
-                q = (w + child.prior_wins) / tn
+                q = (w + prior_wins) / tn
                 if rave and an:
                     beta = beta_k or an / (an + tn + b4 * an * tn)
-                    q += beta * (child.amaf_wins / an - q)
+                    q += beta * (amaf_wins / an - q)
             elif rave and an:
-                q = child.amaf_wins / an
+                q = amaf_wins / an
             else:
                 q = fpu
             if puct:
-                q += scale * child.prior / (1 + n)
+                q += scale * prior / (1 + n)
             elif c2:
                 q += sqrt(c2 / (tn + 1))
             if q > best_score:
                 best_score = q
-                best = child
-        return best
+                best = k
+        chosen = kids[best]
+        return chosen if chosen is not None else node.make_child(best)
 
 
 @attrs.frozen
@@ -618,23 +641,44 @@ def refresh_score(child: Node, b4: float, fpu: float) -> None:
         home.score[k] = score
 
 
-def _greedy_rave(children: list[Node], beta_k: float, b4: float, fpu: float) -> Node:
+def _greedy_rave(node: Node, beta_k: float, b4: float, fpu: float) -> Node:
     """The common case of :class:`BlendSelector` written out: tree, RAVE, no exploration term."""
-    best = children[0]
+    kids = node.child_nodes
+    stats = node.stats
+    assert kids
+    best = 0
     best_score = -math.inf
-    for child in children:
-        tn = child.visits + child.prior_visits
-        an = child.amaf_visits
+    for k in range(len(kids)):
+        child = kids[k]
+        # (read as BlendSelector reads them)
+        if stats is None:
+            assert child is not None
+            prior_visits = child.prior_visits
+            prior_wins = child.prior_wins
+            an = child.amaf_visits
+            amaf_wins = child.amaf_wins
+        else:
+            prior_visits = stats.prior_visits[k]
+            prior_wins = stats.prior_wins[k]
+            an = stats.amaf_visits[k]
+            amaf_wins = stats.amaf_wins[k]
+        n = 0
+        w = 0.0
+        if child is not None:
+            n = child.visits
+            w = child.wins
+        tn = n + prior_visits
         if tn:
-            q = (child.wins + child.prior_wins) / tn
+            q = (w + prior_wins) / tn
             if an:
-                aq = child.amaf_wins / an
+                aq = amaf_wins / an
                 q += (beta_k or an / (an + tn + b4 * an * tn)) * (aq - q)
         elif an:
-            q = child.amaf_wins / an
+            q = amaf_wins / an
         else:
             q = fpu
         if q > best_score:
             best_score = q
-            best = child
-    return best
+            best = k
+    chosen = kids[best]
+    return chosen if chosen is not None else node.make_child(best)
