@@ -179,7 +179,7 @@ class Node:
             for k in range(len(kids)):
                 if kids[k] is None:
                     self.make_child(k)
-        return cast("list[Node] | None", kids)
+        return kids  # type: ignore[return-value]  # (no None left; no cast: a call interpreted)
 
     @children.setter
     def children(self, children: list[Node] | None) -> None:
@@ -217,7 +217,7 @@ class Node:
     @property
     def uniform_prior(self) -> float:
         """The prior of every move when ``priors`` is None."""
-        total = len(self.children or ()) + len(self.untried or ())
+        total = len(self.child_nodes or ()) + len(self.untried or ())
         return 1.0 / total if total else 1.0
 
     def child(self, move: int) -> Node | None:
@@ -235,7 +235,8 @@ class Node:
     def take_untried(self, index: int) -> Node:
         """Give the untried move at ``index`` a node (swap-remove) and return it."""
         untried = self.untried
-        children = self.children
+        # (lazy expansion: no ChildStats, every child a node; read without the property)
+        children: list[Node] | None = self.child_nodes  # type: ignore[assignment]
         assert untried is not None and children is not None
         priors = self.priors
         prior = self.uniform_prior if priors is None else priors[index]
@@ -399,7 +400,8 @@ class UctSelector:
         fpu = self.fpu
         if untried and fpu == math.inf:
             return node.take_untried(int(self.rnd() * len(untried)))
-        children = node.children
+        # (lazy expansion: every child a node; read without the property)
+        children: list[Node] | None = node.child_nodes  # type: ignore[assignment]
         assert children is not None
         best: Node | None = None
         best_score = -1.0
@@ -431,7 +433,8 @@ class PuctSelector:
     rnd: Callable[[], float]
 
     def __call__(self, node: Node) -> Node:
-        children = node.children
+        # (lazy expansion: every child a node; read without the property)
+        children: list[Node] | None = node.child_nodes  # type: ignore[assignment]
         assert children is not None
         scale = self.exploration * math.sqrt(node.visits)
         best: Node | None = None
@@ -583,7 +586,7 @@ def best_scored(node: Node) -> Node:
     assert kids and stats is not None
     scores = stats.score
     if not NATIVE:  # interpreted, C's max() and index() beat a Python loop
-        values = cast("list[float]", scores)
+        values: list[float] = scores  # type: ignore[assignment]  # (a list interpreted)
         first = values.index(max(values))
         return kids[first] or node.make_child(first)
     # compiled, a loop over the native array of scores (max() would box each
