@@ -176,7 +176,12 @@ def heuristic_priors(
     eyes = true_eye_tables()[c]
     line, near = _edge_lines(geo.size)
     last = board.last_move
-    near_last = set(around[last]) if last != PASS else set()
+    # the points around the last move, marked on a board array (compiled, a native
+    # load a move, where a set of boxed points took a hash lookup)
+    near_last = geo.zeros[:]
+    if last != PASS:
+        for q in around[last]:
+            near_last[q] = 1
     # Points with a stone within distance 3 ("not an empty area"), marked from the
     # stones when there are fewer stones than moves to ask about (the opening).
     crowded: vec[i64] | None = None
@@ -267,7 +272,7 @@ def heuristic_priors(
         if shapes[code] and not eyes[code]:
             n += shape
             w += shape
-        if p in near_last:
+        if near_last[p]:
             n += near_bonus
             w += near_bonus
         if crowded is not None:

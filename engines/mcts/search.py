@@ -43,7 +43,7 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from itertools import compress
 from operator import attrgetter, itemgetter
-from typing import Final, Protocol
+from typing import Final, Protocol, TypeVar, cast
 
 from librt.vecs import vec
 from mypy_extensions import i64
@@ -59,7 +59,15 @@ from engines.mcts.priors import candidate_moves, heuristic_priors, list_moves, p
 from engines.mcts.results import RESIGN as RESIGN  # re-exported: the results vocabulary
 from engines.mcts.results import Decision as Decision
 from engines.mcts.results import MoveStats as MoveStats
-from engines.mcts.tree import Node, Position, ScoredSelector, best_scored, refresh_score
+from engines.mcts.tree import (
+    ChildStats,
+    Node,
+    Position,
+    ScoredSelector,
+    best_scored,
+    refresh_score,
+    set_children,
+)
 from engines.mcts.tree import SelectionName as SelectionName
 
 Expansion = tuple[Sequence[int], Sequence[tuple[float, float]] | None]
@@ -69,9 +77,10 @@ _PLAYED_BY: Final = tuple(
     bytes((b >> (c - 1)) & 1 if c else 0 for b in range(256)) for c in range(3)
 )
 _move_of = attrgetter("move")
+_T = TypeVar("_T")
 
 
-def shuffle(rng: random.Random, items: list[Node]) -> None:
+def shuffle(rng: random.Random, items: list[_T]) -> None:
     """``rng.shuffle(items)``: the same draws and the same order, compiled where it runs compiled.
 
     random.shuffle is Python code: for i from the end down to 1 it swaps item
@@ -105,7 +114,11 @@ def _amaf_record(amaf: bytearray, zeros: vec[i64]) -> vec[i64]:
 
 def _hits_getter(children: list[Node]) -> Callable[[bytearray], tuple[int, ...]]:
     """What ``played[child.move]`` is for each child, in one C call."""
-    moves = [child.move for child in children]
+    return _moves_getter([child.move for child in children])
+
+
+def _moves_getter(moves: Sequence[int]) -> Callable[[bytearray], tuple[int, ...]]:
+    """What ``played[move]`` is for each of ``moves``, in one C call."""
     # with one argument itemgetter returns the item, not a 1-tuple: ask for it twice
     # (the backup's compress() stops at the end of the children)
     return itemgetter(*moves) if len(moves) > 1 else itemgetter(moves[0], moves[0])
@@ -273,7 +286,7 @@ class Search:
 
     def _prepare_root(self) -> None:
         root = self.root
-        if root.children is None:
+        if root.child_nodes is None:
             if self._eager:
                 self._expand_eager(root, self.root_board, None)
             else:
@@ -283,7 +296,7 @@ class Search:
         if self._history:
             banned = {m for m in self._legal_root_candidates() if self._repeats(m)}
             if banned:
-                root.children = [c for c in root.children if c.move not in banned]
+                set_children(root, [c for c in root.children if c.move not in banned])
                 keep = [i for i, m in enumerate(root.untried) if m not in banned]
                 if root.priors is not None:
                     root.priors = [root.priors[i] for i in keep]
@@ -349,32 +362,47 @@ class Search:
         if stats is None and config.priors == "grandfather":
             stats = self._grandfather_priors(moves, grand, config.prior_visits)
         fpu = self._fpu
-        if stats is not None and self._scored:
-            # The default.  UCT: the uniform prior; what refresh_score gives a
-            # new node: its AMAF value equals its value, the prior
-            uniform = 1.0 / len(moves) if moves else 0.0
-            children = [
-                Node(move, uniform, n, w, w / n if n else fpu)
-                for move, (n, w) in zip(moves, stats, strict=True)
-            ]
-        else:
-            if stats is not None and config.selection == "puct":
-                probabilities = puct_priors(stats)
-            else:
-                probabilities = [1.0 / len(moves)] * len(moves) if moves else []
+        # The default (tree, minimum-MSE RAVE, UCT): what refresh_score gives a new
+        # child, its AMAF value equal to its value, the prior
+        scored = stats is not None and self._scored
+        count = len(moves)
+        uniform = 1.0 / count if count else 0.0  # UCT: the uniform prior
+        probabilities = (
+            puct_priors(stats) if stats is not None and config.selection == "puct" else None
+        )
+        # ties in selection go to the first child: the children in a random order
+        order = list(range(count))
+        shuffle(self.rng, order)
+        table = ChildStats(count)
+        child_moves = table.moves
+        prior = table.prior
+        prior_visits = table.prior_visits
+        prior_wins = table.prior_wins
+        amaf_visits = table.amaf_visits
+        amaf_wins = table.amaf_wins
+        score = table.score
+        tn = table.tn
+        mc = table.mc
+        for k in range(count):
+            j = order[k]
+            child_moves[k] = moves[j]
+            prior[k] = uniform if probabilities is None else probabilities[j]
             if stats is None:
-                children = [
-                    Node(move, p, score=fpu) for move, p in zip(moves, probabilities, strict=True)
-                ]
-            else:
-                children = [
-                    Node(move, p, n, w)
-                    for move, p, (n, w) in zip(moves, probabilities, stats, strict=True)
-                ]
-        # ties in selection go to the first child
-        shuffle(self.rng, children)
+                score[k] = fpu
+                continue  # no prior: every statistic 0
+            n, w = stats[j]
+            prior_visits[k] = n
+            prior_wins[k] = w
+            amaf_visits[k] = n
+            amaf_wins[k] = w
+            tn[k] = n
+            if n:
+                mc[k] = w / n
+            if scored:
+                score[k] = w / n if n else fpu
         node.untried = array("H")
-        node.children = children
+        node.stats = table
+        node.child_nodes = [None] * count  # each child's node made when first followed
 
     def _grandfather_priors(
         self, moves: Sequence[int], grand: Node | None, confidence: float
@@ -464,7 +492,7 @@ class Search:
         # next descent; with workers other descents see this one's visits first.
         scored = self._scored and remote
         while board.passes < 2:
-            if node.children is None:
+            if node.child_nodes is None:
                 if node.visits <= threshold or node.untried is _REQUESTED:
                     break
                 if remote:  # the worker lists the moves while it plays out from here
@@ -494,7 +522,7 @@ class Search:
         pos = positions[0]
         remote = self.evaluator is not None
         while board.passes < 2:
-            if pos.children is None:
+            if pos.child_nodes is None:
                 if pos.visits <= threshold or pos.untried is _REQUESTED:
                     break
                 if remote:
@@ -550,7 +578,7 @@ class Search:
         listed by a worker; without it the node is left to be expanded later.
         """
         node = leaf.expand
-        if node is not None and node.children is None:
+        if node is not None and node.child_nodes is None:
             if expansion is None:
                 node.untried = None
             else:
@@ -558,6 +586,7 @@ class Search:
                 grand = path[-3] if len(path) >= 3 else None
                 self.attach_children(node, expansion[0], expansion[1], grand)
         to_move: i64  # (a machine integer compiled: it masks the AMAF record's items)
+        k: i64
         root_to_move = self.root_board.to_move
         path = leaf.path
         depth = len(path) - 1
@@ -594,53 +623,61 @@ class Search:
                         amaf[move] |= to_move
                         if NATIVE:
                             record[move] = record[move] | to_move
-                children = node.children
-                if children:
+                kids = node.child_nodes
+                stats = node.stats
+                if kids and stats is not None:
                     won = 1.0 - result  # for the player to move at node
+                    # the children's statistics, in arrays (see ChildStats)
+                    avs = stats.amaf_visits
+                    aws = stats.amaf_wins
+                    tns = stats.tn
+                    mcs = stats.mc
+                    scores = stats.score
                     if NATIVE:
-                        # compiled, a plain loop reads each child's move from its
-                        # struct: cheaper than the C calls below, which box every hit
-                        # (and the update written out here: as a call it was not inlined)
-                        for child in children:
-                            if record[child.move] & to_move:
-                                an = child.amaf_visits + 1
-                                aw = child.amaf_wins + won
-                                child.amaf_visits = an
-                                child.amaf_wins = aw
+                        # compiled, a plain loop over the native arrays (the C calls
+                        # below box every hit; and the update written out here: as a
+                        # call it was not inlined)
+                        moves = stats.moves
+                        for k in range(len(moves)):
+                            if record[moves[k]] & to_move:
+                                an = avs[k] + 1
+                                aw = aws[k] + won
+                                avs[k] = an
+                                aws[k] = aw
                                 if scored:
-                                    tn = child.tn
+                                    tn = tns[k]
                                     if tn:
-                                        q = child.mc
-                                        child.score = q + an / (an + tn + b4 * an * tn) * (
+                                        q = mcs[k]
+                                        scores[k] = q + an / (an + tn + b4 * an * tn) * (
                                             aw / an - q
                                         )
                                     else:
-                                        child.score = aw / an
+                                        scores[k] = aw / an
                         result = 1.0 - result
                         to_move = 3 - to_move
                         continue
                     # the children whose move the player to move played: filtered in C
                     played = amaf.translate(_PLAYED_BY[to_move])
-                    cache = node.hits
-                    if cache is None or cache[0] is not children or cache[1] != len(children):
-                        cache = node.hits = (children, len(children), _hits_getter(children))
-                    hits = cache[2](played)
+                    getter = stats.hits
+                    if getter is None:
+                        getter = stats.hits = _moves_getter(cast("list[int]", stats.moves))
+                    hits = getter(played)
                     if scored:
-                        for child in compress(children, hits):
-                            an = child.amaf_visits + 1
-                            aw = child.amaf_wins + won
-                            child.amaf_visits = an
-                            child.amaf_wins = aw
-                            tn = child.tn
+                        for k in compress(range(len(kids)), hits):
+                            an = avs[k] + 1
+                            aw = aws[k] + won
+                            avs[k] = an
+                            aws[k] = aw
+                            tn = tns[k]
                             if tn:
-                                q = child.mc
-                                child.score = q + an / (an + tn + b4 * an * tn) * (aw / an - q)
+                                q = mcs[k]
+                                scores[k] = q + an / (an + tn + b4 * an * tn) * (aw / an - q)
                             else:
-                                child.score = aw / an
+                                scores[k] = aw / an
                     else:
-                        for child in compress(children, hits):
-                            child.amaf_visits += 1
-                            child.amaf_wins += won
+                        for k in compress(range(len(kids)), hits):
+                            avs[k] += 1
+                            aws[k] += won
             result = 1.0 - result
             to_move = 3 - to_move
 
@@ -664,13 +701,24 @@ class Search:
                 if amaf is not None and edge.move != PASS:
                     amaf[edge.move] |= to_move
             pos.recompute()
-            children = pos.children
-            if children and amaf is not None:
+            kids = pos.child_nodes
+            if kids and amaf is not None:
                 won = black_result if to_move == BLACK else 1.0 - black_result
                 played = amaf.translate(_PLAYED_BY[to_move])
-                for edge in compress(children, map(played.__getitem__, map(_move_of, children))):
-                    edge.amaf_visits += 1
-                    edge.amaf_wins += won
+                stats = pos.stats
+                if stats is None:  # edges made elsewhere, each with its own statistics
+                    children = cast("list[Node]", kids)
+                    for edge in compress(
+                        children, map(played.__getitem__, map(_move_of, children))
+                    ):
+                        edge.amaf_visits += 1
+                        edge.amaf_wins += won
+                else:  # in the position's arrays (see ChildStats)
+                    avs = stats.amaf_visits
+                    aws = stats.amaf_wins
+                    for k in compress(range(len(kids)), map(played.__getitem__, stats.moves)):
+                        avs[k] += 1
+                        aws[k] += won
             to_move = 3 - to_move
 
     def _simulate_lazy(self, count: int) -> int:
@@ -689,7 +737,7 @@ class Search:
             node = root
             path = [node]
             while board.passes < 2:
-                if node.children is None:
+                if node.child_nodes is None:
                     if node.visits < threshold:
                         break
                     self._expand(node, board)
