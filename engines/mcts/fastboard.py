@@ -4,7 +4,10 @@ Owns the position representation every other module of the engine works on:
 a padded one-dimensional board (stride ``size + 1``, one border column shared
 by neighbouring rows, a border row above and below), chains kept as circular
 linked lists relabelled union-by-size, a *pseudo-liberty* count per chain
-(every stone/empty-neighbour adjacency counts once), an incremental list of
+(every stone/empty-neighbour adjacency counts once) and the chain's *liberty
+key* (the sum and the sum of squares of those pseudo-liberties' indices, which
+say in O(1) whether the chain has one liberty and which: see
+:func:`engines.mcts.tactics.one_liberty`), an incremental list of
 empty points, the incremental Zobrist hash of the stones, simple ko and a
 3x3 neighbourhood code per point that the playout policy's pattern tables read.
 The arrays are native ``vec[i64]`` where mypyc compiles the engine's core and
@@ -39,6 +42,17 @@ BLACK: Final = 1
 WHITE: Final = 2
 BORDER: Final = 3
 PASS: Final = 0  # index 0 is always a border cell, so it can never be a point
+
+#: A chain's liberty key packs two sums over its pseudo-liberties q (each
+#: stone/empty adjacency once) into one i64: the sum of q in the low
+#: ``LIB_SHIFT`` bits, the sum of q * q above them (``Geometry.libkey`` holds
+#: ``q + (q * q << LIB_SHIFT)`` per cell, so keeping the key is one addition
+#: wherever the pseudo-liberty count changes).  A chain has at most
+#: ``2 * size * (size - 1)`` pseudo-liberties (one per edge of the grid), so on
+#: a 25x25 board (703 cells) the sum stays below 1200 * 703 < 2 ** 20 and the
+#: sum of squares below 2 ** 30: the key below 2 ** 50, both parts exact.
+LIB_SHIFT: Final = 20
+LIB_MASK: Final = (1 << LIB_SHIFT) - 1
 
 
 def _compiled() -> bool:
@@ -96,6 +110,7 @@ class Geometry:
 
     around: vec[vec[i64]]
     diagonals: vec[vec[i64]]
+    libkey: vec[i64]
     neighbours: vec[vec[i64]]
     step_rows: vec[vec[i64]]
     zeros: vec[i64]
@@ -104,6 +119,7 @@ class Geometry:
         "around",
         "cells",
         "diagonals",
+        "libkey",
         "max_playout_moves",
         "neighbours",
         "pattern_offsets",
@@ -166,6 +182,10 @@ class Geometry:
         self.step_rows = int_table(
             [x for pair in ups for x in pair] for steps in self.pattern_steps for ups in steps
         )
+        # What a cell adds to the liberty key of a chain it is a pseudo-liberty of
+        # (see LIB_SHIFT); the bound there holds for every size allowed
+        assert 2 * size * (size - 1) * self.cells < 1 << LIB_SHIFT
+        self.libkey = int_array(q + (q * q << LIB_SHIFT) for q in range(self.cells))
         # A board array of zeros to copy (``zeros[:]``): cheaper than building one
         self.zeros = int_array([0] * self.cells)
         rng = random.Random(f"engines.mcts zobrist {size}")
@@ -199,10 +219,11 @@ class FastBoard:
 
     ``color`` holds EMPTY/BLACK/WHITE/BORDER per cell; ``head`` the chain
     representative of a stone; ``nxt`` the next stone of its chain (circular);
-    ``csize`` and ``plib`` the stone count and pseudo-liberty count, valid at
-    chain heads; ``empties``/``epos`` the empty points and each one's position
-    in that array; ``pat`` the 3x3 code of every point; ``ko`` the point
-    ``ko_colour`` may not play on next (0 for none).
+    ``csize``, ``plib`` and ``lkey`` the stone count, the pseudo-liberty count and
+    the liberty key (see :data:`LIB_SHIFT`), valid at chain heads;
+    ``empties``/``epos`` the empty points and each one's position in that array;
+    ``pat`` the 3x3 code of every point; ``ko`` the point ``ko_colour`` may not
+    play on next (0 for none).
 
     ``empties`` changes length: compiled it is a vec, which librt's ``pop()`` and
     ``append()`` give back as a new value (the same buffer while it has room), so
@@ -221,6 +242,7 @@ class FastBoard:
         "ko",
         "ko_colour",
         "last_move",
+        "lkey",
         "nxt",
         "passes",
         "pat",
@@ -233,6 +255,7 @@ class FastBoard:
     nxt: vec[i64]
     csize: vec[i64]
     plib: vec[i64]
+    lkey: vec[i64]
     empties: vec[i64]
     epos: vec[i64]
     pat: vec[i64]
@@ -252,6 +275,7 @@ class FastBoard:
             self.nxt = source.nxt[:]
             self.csize = source.csize[:]
             self.plib = source.plib[:]
+            self.lkey = source.lkey[:]
             self.empties = source.empties[:]
             self.epos = source.epos[:]
             self.pat = source.pat[:]
@@ -273,6 +297,7 @@ class FastBoard:
         self.nxt = int_array(range(cells))
         self.csize = int_array([1] * cells)
         self.plib = int_array([0] * cells)
+        self.lkey = int_array([0] * cells)
         self.empties = int_array(geo.points)
         epos = [0] * cells
         for i, p in enumerate(geo.points):
@@ -334,6 +359,8 @@ class FastBoard:
 
     def _rebuild_chains(self) -> None:
         color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib
+        lkey = self.lkey
+        libkey = self.geo.libkey
         nb = self.geo.neighbours
         seen: set[int] = set()
         for p in self.geo.points:
@@ -352,6 +379,7 @@ class FastBoard:
                 nxt[s] = chain[(i + 1) % len(chain)]
             csize[p] = len(chain)
             plib[p] = sum(1 for s in chain for q in nb[s] if color[q] == EMPTY)
+            lkey[p] = sum(libkey[q] for s in chain for q in nb[s] if color[q] == EMPTY)
 
     def _compute_patterns(self) -> None:
         color, pat = self.color, self.pat
@@ -447,9 +475,14 @@ class FastBoard:
         e3: i64
         e4: i64
         k: i64
+        kp: i64
+        ks: i64
+        lk: i64
         color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib
+        lkey = self.lkey
         empties, epos, pat = self.empties, self.epos, self.pat
         geo = self.geo
+        libkey = geo.libkey
         nb = geo.neighbours
         steps = geo.pattern_steps
         step_rows = geo.step_rows
@@ -480,6 +513,8 @@ class FastBoard:
             for q, step in steps[c][p]:
                 pat[q] = pat[q] + step
         libs = 0
+        lk = 0
+        kp = libkey[p]
         # The friendly and the enemy chains around p (their heads, in the order of
         # the neighbours, each once; 0 for none): locals, not two lists a play
         f1 = f2 = f3 = f4 = 0
@@ -488,9 +523,11 @@ class FastBoard:
             cq = color[q]
             if cq == EMPTY:
                 libs += 1
+                lk += libkey[q]
             elif cq != BORDER:
                 h = head[q]
                 plib[h] = plib[h] - 1
+                lkey[h] = lkey[h] - kp
                 if cq == c:
                     if h not in (f1, f2, f3):  # (a fourth is the last neighbour)
                         if not f1:
@@ -511,6 +548,7 @@ class FastBoard:
                     else:
                         e4 = h
         plib[p] = libs
+        lkey[p] = lk
         hp = p
         k = 0
         while k < 4:
@@ -531,6 +569,7 @@ class FastBoard:
             nxt[small], nxt[big] = nxt[big], nxt[small]
             csize[big] = csize[big] + csize[small]
             plib[big] = plib[big] + plib[small]
+            lkey[big] = lkey[big] + lkey[small]
             hp = big
         captured = 0
         last_captured = 0
@@ -569,11 +608,13 @@ class FastBoard:
                     break
             s = h
             while True:
+                ks = libkey[s]
                 for q in nb[s]:
                     cq = color[q]
                     if cq in (BLACK, WHITE):
                         hq = head[q]
                         plib[hq] = plib[hq] + 1
+                        lkey[hq] = lkey[hq] + ks
                 t = nxt[s]
                 nxt[s] = s
                 head[s] = s

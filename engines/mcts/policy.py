@@ -27,7 +27,7 @@ Owns the simulation ("default") policies of the search:
 Both loops are written out by hand over the board's lists with every name
 bound locally: that is where the engine spends its time.  A playout mutates
 the board it is given (callers pass a copy; ``light`` does not keep the 3x3
-codes up to date) and leaves side to move, passes, ko and last move written
+codes and the liberty keys up to date) and leaves side to move, passes, ko and last move written
 back, so a test can step it one move at a time.  Score the result with
 :func:`engines.mcts.fastboard.score_terminal`, or play out and score in one
 go with :func:`black_result`.
@@ -62,8 +62,8 @@ from engines.mcts.tactics import (
     extension_dies,
     is_legal,
     liberties_after,
-    lone_liberty,
     nakade_point,
+    one_liberty,
     saving_moves,
     self_atari,
 )
@@ -438,16 +438,21 @@ def playout_default(
     step: i64
     code: i64
     n: i64
+    kp: i64
+    ks: i64
+    lk: i64
     color = board.color
     head = board.head
     nxt = board.nxt
     csize = board.csize
     plib = board.plib
+    lkey = board.lkey
     empties = board.empties
     epos = board.epos
     pat = board.pat
     geo = board.geo
     nb = geo.neighbours
+    libkey = geo.libkey
     around = geo.around
     steps = geo.pattern_steps
     step_rows = geo.step_rows  # (read where compiled: see NATIVE)
@@ -492,9 +497,11 @@ def playout_default(
                     h = head[q]
                     lq = plib[h]
                     if lq == 1 or (lq <= 4 and csize[h] > 1):
-                        lib = lone_liberty(h, color, nxt, nb)
+                        lib = one_liberty(lq, lkey[h])
                         if lib:
-                            saving_moves(h, lib, c, color, head, nxt, plib, nb, candidates)
+                            saving_moves(
+                                h, lib, c, color, head, nxt, plib, lkey, libkey, nb, candidates
+                            )
                             if (
                                 ladders
                                 and lib in candidates
@@ -515,7 +522,7 @@ def playout_default(
                 h = head[last]
                 lq = plib[h]
                 if lq == 1 or (lq <= 4 and csize[h] > 1):
-                    lib = lone_liberty(h, color, nxt, nb)
+                    lib = one_liberty(lq, lkey[h])
                     if lib:
                         candidates.append(lib)
                 tick += 1
@@ -529,7 +536,7 @@ def playout_default(
                         asked[h] = tick
                         lq = plib[h]
                         if lq == 1 or (lq <= 4 and csize[h] > 1):
-                            lib = lone_liberty(h, color, nxt, nb)
+                            lib = one_liberty(lq, lkey[h])
                             if lib and lib not in candidates:
                                 candidates.append(lib)
                     elif not cq:
@@ -561,7 +568,7 @@ def playout_default(
                         ) >= 2 or (
                             is_legal(r, c, ko, color, head, plib, nb)
                             and (
-                                not self_atari(r, c, color, head, nxt, plib, csize, nb)
+                                not self_atari(r, c, color, head, plib, lkey, csize, libkey, nb)
                                 or (
                                     sacrifices
                                     and atari_sacrifice(r, c, color, head, nxt, csize, nb)
@@ -587,7 +594,7 @@ def playout_default(
                     move = p  # two empty neighbours: legal, and never a self-atari
                     candidates.clear()
                 elif is_legal(p, c, ko, color, head, plib, nb) and (
-                    not self_atari(p, c, color, head, nxt, plib, csize, nb)
+                    not self_atari(p, c, color, head, plib, lkey, csize, libkey, nb)
                     or (sacrifices and atari_sacrifice(p, c, color, head, nxt, csize, nb))
                 ):
                     move = p
@@ -643,7 +650,7 @@ def playout_default(
                 # of ours in atari (a lone stone may still be thrown in).
                 if (
                     (ca == c or cb == c or cd == c or ce == c)
-                    and self_atari(p, c, color, head, nxt, plib, csize, nb)
+                    and self_atari(p, c, color, head, plib, lkey, csize, libkey, nb)
                     and not (sacrifices and atari_sacrifice(p, c, color, head, nxt, csize, nb))
                 ):
                     move = 0
@@ -690,15 +697,20 @@ def playout_default(
             for q, step in steps[c][p]:
                 pat[q] = pat[q] + step
         libs = 0
+        lk = 0
+        kp = libkey[p]
+        lkey[p] = 0
         hp = p
         captured = 0
         for q in nb[p]:
             cq = color[q]
             if not cq:
                 libs += 1
+                lk += libkey[q]
             elif cq == c:
                 h = head[q]
                 plib[h] = plib[h] - 1
+                lkey[h] = lkey[h] - kp
                 if h != hp:
                     # merge the smaller chain into the bigger one
                     if csize[h] >= csize[hp]:
@@ -716,10 +728,12 @@ def playout_default(
                     nxt[small], nxt[big] = nxt[big], nxt[small]
                     csize[big] = csize[big] + csize[small]
                     plib[big] = plib[big] + plib[small]
+                    lkey[big] = lkey[big] + lkey[small]
                     hp = big
             elif cq == o:
                 h = head[q]
                 plib[h] = plib[h] - 1
+                lkey[h] = lkey[h] - kp
                 if not plib[h]:
                     captured = 1  # remove it below, once every liberty is counted
         if captured:
@@ -753,11 +767,13 @@ def playout_default(
                             break
                     s = h
                     while True:
+                        ks = libkey[s]
                         for r in nb[s]:
                             cr = color[r]
                             if cr == 1 or cr == 2:
                                 hr = head[r]
                                 plib[hr] = plib[hr] + 1
+                                lkey[hr] = lkey[hr] + ks
                         t = nxt[s]
                         nxt[s] = s
                         head[s] = s
@@ -765,6 +781,7 @@ def playout_default(
                         if s == h:
                             break
             plib[hp] = plib[hp] + libs
+            lkey[hp] = lkey[hp] + lk
             if mercy:
                 lead += captured if c == 1 else -captured
             if captured == 1 and hp == p and plib[p] == 1:
@@ -777,6 +794,7 @@ def playout_default(
                 ko = 0
         else:
             plib[hp] = plib[hp] + libs
+            lkey[hp] = lkey[hp] + lk
             ko = 0
         c = o
         if mercy:

@@ -51,6 +51,7 @@ from engines.mcts.tactics import (
     liberties_after,
     liberty_count,
     lone_liberty,
+    one_liberty,
     self_atari,
 )
 
@@ -168,9 +169,11 @@ def heuristic_priors(
     nxt = board.nxt
     csize = board.csize
     plib = board.plib
+    lkey = board.lkey
     pat = board.pat
     geo = board.geo
     nb = geo.neighbours
+    libkey = geo.libkey
     around = geo.around
     shapes = pattern_table()
     eyes = true_eye_tables()[c]
@@ -236,7 +239,7 @@ def heuristic_priors(
                     seen3 = h
             if cq == o:
                 lq = plib[h]
-                if lq <= 4 and lone_liberty(h, color, nxt, nb) == p:
+                if lq <= 4 and one_liberty(lq, lkey[h]) == p:
                     captured += csize[h]
                 elif lq <= 8 and liberty_count(h, color, nxt, nb, 3) == 2:
                     n += atari  # it will be in atari (if we survive)
@@ -250,7 +253,7 @@ def heuristic_priors(
                             w += ladder_atari
             elif cq == c:
                 friend = True
-                if plib[h] <= 4 and lone_liberty(h, color, nxt, nb) == p:
+                if plib[h] <= 4 and lone_liberty(h, plib, lkey) == p:
                     # saving only helps if the stone leaves the chain more liberties,
                     # and not if the two it leaves run into a ladder
                     libs_after = liberties_after(p, c, color, head, nxt, nb)
@@ -263,7 +266,7 @@ def heuristic_priors(
             bonus = capture_many if captured > 1 else capture_one
             n += bonus
             w += bonus
-        elif free < 2 and friend and self_atari(p, c, color, head, nxt, plib, csize, nb):
+        elif free < 2 and friend and self_atari(p, c, color, head, plib, lkey, csize, libkey, nb):
             if atari_sacrifice(p, c, color, head, nxt, csize, nb):
                 n += sacrifice_loss
             else:

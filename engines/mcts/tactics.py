@@ -1,23 +1,23 @@
 """Tactical questions about chains that the playouts and the priors ask (pure).
 
-Owns the answers that need a walk along a chain: its one liberty when it is in
-atari, how many liberties it has, whether a move is legal or a self-atari,
-which moves save a chain in atari (moved here from the playout module so that
-the priors need no private names of it), the vital point of a three-point eye
-space (:func:`nakade_point`).  Each takes the board's lists (``color``,
-``head``, ``nxt``, ``plib``, ``csize`` of
+Owns the answers about chains: its one liberty when it is in atari, how many
+liberties it has, whether a move is legal or a self-atari, which moves save a
+chain in atari (moved here from the playout module so that the priors need no
+private names of it), the vital point of a three-point eye space
+(:func:`nakade_point`).  Each takes the board's lists (``color``, ``head``,
+``nxt``, ``plib``, ``lkey``, ``csize`` of
 :class:`~engines.mcts.fastboard.FastBoard`) rather than the board, because
 the playout loops hold them in local names already and call these in their
-inner loop.  Callers skip the walk where the pseudo-liberty count settles the
-question: a chain in atari has at most four pseudo-liberties, and a lone stone
-has as many pseudo-liberties as liberties.
+inner loop.  Whether a chain has one liberty, and which, needs no walk: the
+board keeps per chain the sum and the sum of squares of its pseudo-liberties
+(its liberty key, see :data:`~engines.mcts.fastboard.LIB_SHIFT`), and
+:func:`one_liberty` reads the answer from them.  Callers skip even that where
+the pseudo-liberty count settles the question: a chain in atari has at most
+four pseudo-liberties, and a lone stone has as many pseudo-liberties as
+liberties.
 
-(Keeping, per chain, the sum and the sum of squares of its pseudo-liberties
-answers "in atari, and where" in O(1), but on 9x9 in CPython the upkeep at
-every stone placed costs about what the walks cost: a playout built on it
-(with the three local rules gathered in one pass) measured 3% slower on the
-empty board and 6-7% slower in the midgame in an A/B against these walks, so
-the walks stay.)
+(In 2026-11 the keys, kept as two sums in CPython, measured 3-8% slower than
+walking the chains; compiled, and packed in one array, they measured faster.)
 
 One question needs moves played: whether a chain in atari dies in a ladder
 (:func:`ladder_caught`, :func:`extension_dies`), which the priors ask of
@@ -32,46 +32,57 @@ from typing import TYPE_CHECKING, Final
 from librt.vecs import vec
 from mypy_extensions import i64
 
+from engines.mcts.fastboard import LIB_MASK, LIB_SHIFT
+
 if TYPE_CHECKING:
     from engines.mcts.fastboard import FastBoard
 
 
-def lone_liberty(h: i64, color: vec[i64], nxt: vec[i64], nb: vec[vec[i64]]) -> i64:
+def one_liberty(n: i64, key: i64) -> i64:
+    """The one liberty of a chain with ``n`` pseudo-liberties whose liberty key
+    is ``key`` (see :data:`~engines.mcts.fastboard.LIB_SHIFT`); 0 if it has none
+    or more than one.
+
+    The pseudo-liberties are all the same point exactly when n times the sum of
+    their squares equals their sum squared (Cauchy-Schwarz); the point is then
+    the sum over n.
+    """
+    total: i64
+    if n == 1:
+        return key & LIB_MASK
+    if n <= 0:
+        return 0
+    total = key & LIB_MASK
+    if n * (key >> LIB_SHIFT) == total * total:
+        return total // n
+    return 0
+
+
+def lone_liberty(h: i64, plib: vec[i64], lkey: vec[i64]) -> i64:
     """The liberty of chain ``h`` if it has exactly one, else 0."""
-    lib: i64
-    s: i64
-    q: i64
-    lib = 0
-    s = h
-    while True:
-        for q in nb[s]:
-            if not color[q] and q != lib:
-                if lib:
-                    return 0
-                lib = q
-        s = nxt[s]
-        if s == h:
-            return lib
+    return one_liberty(plib[h], lkey[h])
 
 
 def has_two_liberties(
-    h: i64, color: vec[i64], nxt: vec[i64], nb: vec[vec[i64]], besides: i64
+    h: i64,
+    head: vec[i64],
+    plib: vec[i64],
+    lkey: vec[i64],
+    libkey: vec[i64],
+    nb: vec[vec[i64]],
+    besides: i64,
 ) -> bool:
-    """True if chain ``h`` has at least two liberties other than ``besides``."""
-    first: i64
-    s: i64
-    q: i64
-    first = 0
-    s = h
-    while True:
-        for q in nb[s]:
-            if not color[q] and q != besides and q != first:
-                if first:
-                    return True
-                first = q
-        s = nxt[s]
-        if s == h:
-            return False
+    """True if chain ``h`` has at least two liberties other than the empty point ``besides``.
+
+    Without ``besides`` (as often as the chain has stones next to it) among its
+    pseudo-liberties, the chain has two liberties unless what is left is one point.
+    """
+    m: i64
+    n: i64
+    ns = nb[besides]  # indexed: unpacking a vec row would box it
+    m = (head[ns[0]] == h) + (head[ns[1]] == h) + (head[ns[2]] == h) + (head[ns[3]] == h)
+    n = plib[h] - m
+    return n > 0 and not one_liberty(n, lkey[h] - m * libkey[besides])
 
 
 def is_legal(
@@ -121,9 +132,10 @@ def self_atari(
     c: i64,
     color: vec[i64],
     head: vec[i64],
-    nxt: vec[i64],
     plib: vec[i64],
+    lkey: vec[i64],
     csize: vec[i64],
+    libkey: vec[i64],
     nb: vec[vec[i64]],
 ) -> bool:
     """True if ``c`` at ``p`` joins a chain left with one liberty and captures nothing."""
@@ -132,11 +144,13 @@ def self_atari(
     cq: i64
     h: i64
     lq: i64
-    s: i64
     r: i64
     lib: i64
     h1: i64
     h2: i64
+    m: i64
+    n: i64
+    kp: i64
     o = 3 - c
     lib = 0  # the one liberty seen so far (0: none): a second one means no atari
     for q in nb[p]:
@@ -149,14 +163,16 @@ def self_atari(
             h = head[q]
             lq = plib[h]
             # a lone stone has as many pseudo-liberties as liberties
-            if lq == 1 or (lq <= 4 and csize[h] > 1 and lone_liberty(h, color, nxt, nb) == p):
+            if lq == 1 or (lq <= 4 and csize[h] > 1 and one_liberty(lq, lkey[h]) == p):
                 return False  # it captures: liberties come back
         elif cq == c and plib[head[q]] > 8:
             return False  # at least three distinct liberties, so two besides p
     joined = False
-    # a chain met at several neighbours is walked once (a second walk finds no
-    # liberty the first did not: each would have been ``lib`` or ended the walk)
+    # a chain met at several neighbours is asked once (asking again finds no
+    # liberty the first time did not: each would have been ``lib`` or ended it)
     h1 = h2 = 0
+    ns = nb[p]  # indexed: unpacking a vec row would box it
+    kp = libkey[p]
     for q in nb[p]:
         if color[q] == c:
             joined = True
@@ -167,16 +183,17 @@ def self_atari(
                 h1 = h
             else:
                 h2 = h
-            s = h
-            while True:
-                for r in nb[s]:
-                    if not color[r] and r != p and r != lib:
-                        if lib:
-                            return False
-                        lib = r
-                s = nxt[s]
-                if s == h:
-                    break
+            # the chain's pseudo-liberties but p (as often as it has stones next to p)
+            m = (head[ns[0]] == h) + (head[ns[1]] == h) + (head[ns[2]] == h) + (head[ns[3]] == h)
+            n = plib[h] - m
+            if n:
+                r = one_liberty(n, lkey[h] - m * kp)
+                if not r:
+                    return False  # two liberties besides p
+                if r != lib:
+                    if lib:
+                        return False
+                    lib = r
     return joined
 
 
@@ -236,6 +253,8 @@ def saving_moves(
     head: vec[i64],
     nxt: vec[i64],
     plib: vec[i64],
+    lkey: vec[i64],
+    libkey: vec[i64],
     nb: vec[vec[i64]],
     out: list[int],
 ) -> None:
@@ -267,7 +286,7 @@ def saving_moves(
                         continue
                     else:
                         seen.append(hq)
-                    their = lone_liberty(hq, color, nxt, nb)
+                    their = lone_liberty(hq, plib, lkey)
                     if their and their not in out:
                         out.append(their)
         s = nxt[s]
@@ -279,7 +298,11 @@ def saving_moves(
         cq = color[q]
         if not cq:
             gained += 1
-        elif cq == c and head[q] != h and has_two_liberties(head[q], color, nxt, nb, lib):
+        elif (
+            cq == c
+            and head[q] != h
+            and has_two_liberties(head[q], head, plib, lkey, libkey, nb, lib)
+        ):
             gained += 2
     if gained >= 2:
         out.append(lib)
@@ -426,7 +449,7 @@ def ladder_caught(board: FastBoard, p: i64) -> bool:
     does not count), and so on.  Reads on copies; ``board`` is unchanged.
     """
     h = board.head[p]
-    lib = lone_liberty(h, board.color, board.nxt, board.geo.neighbours)
+    lib = lone_liberty(h, board.plib, board.lkey)
     if not lib or _captures_out(board, h):
         return False
     return _extension_dies(board, h, lib, LADDER_DEPTH)
@@ -444,13 +467,13 @@ def extension_dies(board: FastBoard, p: i64, lib: i64) -> bool:
 
 def _captures_out(board: FastBoard, h: i64) -> bool:
     """True if chain ``h`` touches an opponent chain in atari."""
-    color, head, nxt, plib = board.color, board.head, board.nxt, board.plib
+    color, head, nxt, plib, lkey = board.color, board.head, board.nxt, board.plib, board.lkey
     nb = board.geo.neighbours
     a = 3 - color[h]
     s = h
     while True:
         for q in nb[s]:
-            if color[q] == a and plib[head[q]] <= 4 and lone_liberty(head[q], color, nxt, nb):
+            if color[q] == a and plib[head[q]] <= 4 and lone_liberty(head[q], plib, lkey):
                 return True
         s = nxt[s]
         if s == h:
@@ -485,14 +508,14 @@ def _extension_dies(board: FastBoard, h: i64, lib: i64, depth: i64) -> bool:
         if liberties_after(y, d, color, head, nxt, nb, 4) == 4:
             continue
         if liberties_after(x, a, color, head, nxt, nb, 2) < 2 and not any(
-            color[q] == d and lone_liberty(head[q], color, nxt, nb) == x for q in nb[x]
+            color[q] == d and lone_liberty(head[q], after.plib, after.lkey) == x for q in nb[x]
         ):
             continue  # the attacking stone, capturing nothing, could be taken at once
         # the last atari to try is played on ``after`` itself: nothing needs it afterwards
         attack = after.copy() if i == 0 else after
         attack.play_known(x, a)
         hd = attack.head[lib]
-        rest = lone_liberty(hd, attack.color, attack.nxt, nb)
+        rest = lone_liberty(hd, attack.plib, attack.lkey)
         if rest and not _captures_out(attack, hd) and _extension_dies(attack, hd, rest, depth - 1):
             return True
     return False
