@@ -3,10 +3,10 @@
 Owns the position representation every other module of the engine works on:
 a padded one-dimensional board (stride ``size + 1``, one border column shared
 by neighbouring rows, a border row above and below), chains kept as circular
-linked lists relabelled union-by-size, a *pseudo-liberty* count per chain
-(every stone/empty-neighbour adjacency counts once) and the chain's *liberty
-key* (the sum and the sum of squares of those pseudo-liberties' indices, which
-say in O(1) whether the chain has one liberty and which: see
+linked lists relabelled union-by-size, per chain a *liberty key*: the count
+of its pseudo-liberties (every stone/empty-neighbour adjacency counts once),
+with the sum and the sum of squares of their indices, which say in O(1)
+whether the chain has one liberty and which (see :data:`LIB_COUNT`,
 :func:`engines.mcts.tactics.one_liberty`), an incremental list of
 empty points, the incremental Zobrist hash of the stones, simple ko and a
 3x3 neighbourhood code per point that the playout policy's pattern tables read.
@@ -43,16 +43,24 @@ WHITE: Final = 2
 BORDER: Final = 3
 PASS: Final = 0  # index 0 is always a border cell, so it can never be a point
 
-#: A chain's liberty key packs two sums over its pseudo-liberties q (each
-#: stone/empty adjacency once) into one i64: the sum of q in the low
-#: ``LIB_SHIFT`` bits, the sum of q * q above them (``Geometry.libkey`` holds
-#: ``q + (q * q << LIB_SHIFT)`` per cell, so keeping the key is one addition
-#: wherever the pseudo-liberty count changes).  A chain has at most
-#: ``2 * size * (size - 1)`` pseudo-liberties (one per edge of the grid), so on
-#: a 25x25 board (703 cells) the sum stays below 1200 * 703 < 2 ** 20 and the
-#: sum of squares below 2 ** 30: the key below 2 ** 50, both parts exact.
+#: A chain's liberty key packs its pseudo-liberties q (each stone/empty
+#: adjacency once) into one i64: their sum in the low ``LIB_SHIFT`` bits, the
+#: sum of q * q above them, and their count from bit ``LIB_COUNT`` on
+#: (``Geometry.libkey`` holds ``(1 << LIB_COUNT) + q + (q * q << LIB_SHIFT)``
+#: per cell, so keeping the key is one addition where a pseudo-liberty comes
+#: or goes).  A chain has at most ``2 * size * (size - 1)`` pseudo-liberties
+#: (one per edge of the grid), so on a 25x25 board (703 cells) the sum stays
+#: below 1200 * 703 < 2 ** 20, the sum of squares below 2 ** 30 and the count
+#: below 2 ** 11: the key below 2 ** 61, every part exact.  A key compares like
+#: its count: a chain has at most k pseudo-liberties exactly when its key is
+#: below ``k + 1 << LIB_COUNT`` (``KEY_2``, ``KEY_5``, ``KEY_9``), none when it is 0.
 LIB_SHIFT: Final = 20
+LIB_COUNT: Final = 50
 LIB_MASK: Final = (1 << LIB_SHIFT) - 1
+SQUARES_MASK: Final = (1 << (LIB_COUNT - LIB_SHIFT)) - 1
+KEY_2: Final = 2 << LIB_COUNT
+KEY_5: Final = 5 << LIB_COUNT
+KEY_9: Final = 9 << LIB_COUNT
 
 
 def _compiled() -> bool:
@@ -185,7 +193,10 @@ class Geometry:
         # What a cell adds to the liberty key of a chain it is a pseudo-liberty of
         # (see LIB_SHIFT); the bound there holds for every size allowed
         assert 2 * size * (size - 1) * self.cells < 1 << LIB_SHIFT
-        self.libkey = int_array(q + (q * q << LIB_SHIFT) for q in range(self.cells))
+        assert 2 * size * (size - 1) * self.cells**2 <= SQUARES_MASK
+        self.libkey = int_array(
+            (1 << LIB_COUNT) + q + (q * q << LIB_SHIFT) for q in range(self.cells)
+        )
         # A board array of zeros to copy (``zeros[:]``): cheaper than building one
         self.zeros = int_array([0] * self.cells)
         rng = random.Random(f"engines.mcts zobrist {size}")
@@ -219,8 +230,8 @@ class FastBoard:
 
     ``color`` holds EMPTY/BLACK/WHITE/BORDER per cell; ``head`` the chain
     representative of a stone; ``nxt`` the next stone of its chain (circular);
-    ``csize``, ``plib`` and ``lkey`` the stone count, the pseudo-liberty count and
-    the liberty key (see :data:`LIB_SHIFT`), valid at chain heads;
+    ``csize`` and ``lkey`` the stone count and the liberty key (the pseudo-liberty
+    count among them, see :data:`LIB_COUNT`), valid at chain heads;
     ``empties``/``epos`` the empty points and each one's position in that array;
     ``pat`` the 3x3 code of every point; ``ko`` the point ``ko_colour`` may not
     play on next (0 for none).
@@ -246,7 +257,6 @@ class FastBoard:
         "nxt",
         "passes",
         "pat",
-        "plib",
         "to_move",
     )
     geo: Geometry
@@ -254,7 +264,6 @@ class FastBoard:
     head: vec[i64]
     nxt: vec[i64]
     csize: vec[i64]
-    plib: vec[i64]
     lkey: vec[i64]
     empties: vec[i64]
     epos: vec[i64]
@@ -274,7 +283,6 @@ class FastBoard:
             self.head = source.head[:]
             self.nxt = source.nxt[:]
             self.csize = source.csize[:]
-            self.plib = source.plib[:]
             self.lkey = source.lkey[:]
             self.empties = source.empties[:]
             self.epos = source.epos[:]
@@ -296,7 +304,6 @@ class FastBoard:
         self.head = int_array(range(cells))
         self.nxt = int_array(range(cells))
         self.csize = int_array([1] * cells)
-        self.plib = int_array([0] * cells)
         self.lkey = int_array([0] * cells)
         self.empties = int_array(geo.points)
         epos = [0] * cells
@@ -336,7 +343,7 @@ class FastBoard:
                 self._put_stone(p, colour)
         self._rebuild_chains()
         for p in self.geo.points:
-            if self.color[p] in (BLACK, WHITE) and self.head[p] == p and self.plib[p] == 0:
+            if self.color[p] in (BLACK, WHITE) and self.head[p] == p and self.lkey[p] == 0:
                 raise ValueError("setup leaves a chain without liberties")
         self.ko = 0
         self.ko_colour = EMPTY
@@ -358,8 +365,7 @@ class FastBoard:
             self.pat[q] += unit * colour
 
     def _rebuild_chains(self) -> None:
-        color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib
-        lkey = self.lkey
+        color, head, nxt, csize, lkey = self.color, self.head, self.nxt, self.csize, self.lkey
         libkey = self.geo.libkey
         nb = self.geo.neighbours
         seen: set[int] = set()
@@ -378,7 +384,6 @@ class FastBoard:
                 head[s] = p
                 nxt[s] = chain[(i + 1) % len(chain)]
             csize[p] = len(chain)
-            plib[p] = sum(1 for s in chain for q in nb[s] if color[q] == EMPTY)
             lkey[p] = sum(libkey[q] for s in chain for q in nb[s] if color[q] == EMPTY)
 
     def _compute_patterns(self) -> None:
@@ -406,7 +411,7 @@ class FastBoard:
             return False
         if p == self.ko and c == self.ko_colour:
             return False
-        head, plib = self.head, self.plib
+        head, lkey = self.head, self.lkey
         nb = self.geo.neighbours[p]
         for q in nb:
             cq = color[q]
@@ -415,7 +420,7 @@ class FastBoard:
             if cq == BORDER:
                 continue
             h = head[q]
-            only_here = plib[h] == sum(1 for r in nb if head[r] == h)
+            only_here = lkey[h] >> LIB_COUNT == sum(1 for r in nb if head[r] == h)
             if (cq == c) != only_here:
                 return True  # a friend keeps another liberty, or an enemy is captured
         return False
@@ -458,7 +463,6 @@ class FastBoard:
         q: i64
         cq: i64
         h: i64
-        libs: i64
         hp: i64
         big: i64
         small: i64
@@ -478,8 +482,7 @@ class FastBoard:
         kp: i64
         ks: i64
         lk: i64
-        color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib
-        lkey = self.lkey
+        color, head, nxt, csize, lkey = self.color, self.head, self.nxt, self.csize, self.lkey
         empties, epos, pat = self.empties, self.epos, self.pat
         geo = self.geo
         libkey = geo.libkey
@@ -512,7 +515,6 @@ class FastBoard:
         else:
             for q, step in steps[c][p]:
                 pat[q] = pat[q] + step
-        libs = 0
         lk = 0
         kp = libkey[p]
         # The friendly and the enemy chains around p (their heads, in the order of
@@ -522,11 +524,9 @@ class FastBoard:
         for q in nb[p]:
             cq = color[q]
             if cq == EMPTY:
-                libs += 1
                 lk += libkey[q]
             elif cq != BORDER:
                 h = head[q]
-                plib[h] = plib[h] - 1
                 lkey[h] = lkey[h] - kp
                 if cq == c:
                     if h not in (f1, f2, f3):  # (a fourth is the last neighbour)
@@ -547,7 +547,6 @@ class FastBoard:
                         e3 = h
                     else:
                         e4 = h
-        plib[p] = libs
         lkey[p] = lk
         hp = p
         k = 0
@@ -568,7 +567,6 @@ class FastBoard:
                     break
             nxt[small], nxt[big] = nxt[big], nxt[small]
             csize[big] = csize[big] + csize[small]
-            plib[big] = plib[big] + plib[small]
             lkey[big] = lkey[big] + lkey[small]
             hp = big
         captured = 0
@@ -580,7 +578,7 @@ class FastBoard:
             k += 1
             if not h:
                 break
-            if plib[h] != 0:
+            if lkey[h] != 0:
                 continue
             s = h
             while True:
@@ -613,7 +611,6 @@ class FastBoard:
                     cq = color[q]
                     if cq in (BLACK, WHITE):
                         hq = head[q]
-                        plib[hq] = plib[hq] + 1
                         lkey[hq] = lkey[hq] + ks
                 t = nxt[s]
                 nxt[s] = s
@@ -621,7 +618,7 @@ class FastBoard:
                 s = t
                 if s == h:
                     break
-        if captured == 1 and csize[hp] == 1 and plib[hp] == 1:
+        if captured == 1 and csize[hp] == 1 and lkey[hp] >> LIB_COUNT == 1:
             self.ko = last_captured
             self.ko_colour = o
         else:

@@ -27,7 +27,7 @@ Owns the simulation ("default") policies of the search:
 Both loops are written out by hand over the board's lists with every name
 bound locally: that is where the engine spends its time.  A playout mutates
 the board it is given (callers pass a copy; ``light`` does not keep the 3x3
-codes and the liberty keys up to date) and leaves side to move, passes, ko and last move written
+codes up to date) and leaves side to move, passes, ko and last move written
 back, so a test can step it one move at a time.  Score the result with
 :func:`engines.mcts.fastboard.score_terminal`, or play out and score in one
 go with :func:`black_result`.
@@ -45,6 +45,9 @@ from mypy_extensions import i64
 
 from engines.mcts.fastboard import (
     EMPTY,
+    KEY_2,
+    KEY_5,
+    LIB_COUNT,
     NATIVE,
     PASS,
     FastBoard,
@@ -127,7 +130,6 @@ def playout_light(
     cq: i64
     j: i64
     last: i64
-    libs: i64
     hp: i64
     captured: i64
     big: i64
@@ -138,16 +140,20 @@ def playout_light(
     cr: i64
     hr: i64
     n: i64
+    kp: i64
+    ks: i64
+    lk: i64
     size: int
     color = board.color
     head = board.head
     nxt = board.nxt
     csize = board.csize
-    plib = board.plib
+    lkey = board.lkey
     empties = board.empties
     epos = board.epos
     geo = board.geo
     nb = geo.neighbours
+    libkey = geo.libkey
     native = NATIVE  # (a local: interpreted, a fast load at every move)
     c = board.to_move
     ko = board.ko if board.ko_colour == c else 0
@@ -191,15 +197,15 @@ def playout_light(
                     if cq == 3:
                         continue
                     h = head[q]
-                    lq = plib[h]
-                    if lq > 4:
+                    lq = lkey[h]  # (compared as its count: see LIB_COUNT)
+                    if lq >= KEY_5:
                         full = False
-                    elif lq == 1:
+                    elif lq < KEY_2:
                         full = True
                     else:
-                        full = lq == (head[a] == h) + (head[b] == h) + (head[d] == h) + (
-                            head[e] == h
-                        )
+                        full = lq >> LIB_COUNT == (head[a] == h) + (head[b] == h) + (
+                            head[d] == h
+                        ) + (head[e] == h)
                     if (cq == o) == full:
                         move = p
                         break
@@ -228,17 +234,18 @@ def playout_light(
         head[p] = p
         nxt[p] = p
         csize[p] = 1
-        plib[p] = 0
-        libs = 0
+        lkey[p] = 0
+        lk = 0
+        kp = libkey[p]
         hp = p
         captured = 0
         for q in nb[p]:
             cq = color[q]
             if not cq:
-                libs += 1
+                lk += libkey[q]
             elif cq == c:
                 h = head[q]
-                plib[h] = plib[h] - 1
+                lkey[h] = lkey[h] - kp
                 if h != hp:
                     # merge the smaller chain into the bigger one
                     if csize[h] >= csize[hp]:
@@ -255,17 +262,17 @@ def playout_light(
                             break
                     nxt[small], nxt[big] = nxt[big], nxt[small]
                     csize[big] = csize[big] + csize[small]
-                    plib[big] = plib[big] + plib[small]
+                    lkey[big] = lkey[big] + lkey[small]
                     hp = big
             elif cq == o:
                 h = head[q]
-                plib[h] = plib[h] - 1
-                if not plib[h]:
+                lkey[h] = lkey[h] - kp
+                if not lkey[h]:
                     captured = 1  # remove it below, once every liberty is counted
         if captured:
             captured = 0
             for q in nb[p]:
-                if color[q] == o and not plib[head[q]]:
+                if color[q] == o and not lkey[head[q]]:
                     h = head[q]
                     s = h
                     while True:
@@ -282,19 +289,20 @@ def playout_light(
                             break
                     s = h
                     while True:
+                        ks = libkey[s]
                         for r in nb[s]:
                             cr = color[r]
                             if cr == 1 or cr == 2:
                                 hr = head[r]
-                                plib[hr] = plib[hr] + 1
+                                lkey[hr] = lkey[hr] + ks
                         t = nxt[s]
                         nxt[s] = s
                         head[s] = s
                         s = t
                         if s == h:
                             break
-            plib[hp] = plib[hp] + libs
-            if captured == 1 and hp == p and plib[p] == 1:
+            lkey[hp] = lkey[hp] + lk
+            if captured == 1 and hp == p and lkey[p] >> LIB_COUNT == 1:
                 # a lone stone took a lone stone and has one liberty: ko
                 for q in nb[p]:
                     if not color[q]:
@@ -303,7 +311,7 @@ def playout_light(
             else:
                 ko = 0
         else:
-            plib[hp] = plib[hp] + libs
+            lkey[hp] = lkey[hp] + lk
             ko = 0
         c = o
     _write_back(board, empties, c, passes, ko, p)
@@ -424,7 +432,6 @@ def playout_default(
     ce: i64
     j: i64
     tail: i64
-    libs: i64
     hp: i64
     captured: i64
     big: i64
@@ -445,7 +452,6 @@ def playout_default(
     head = board.head
     nxt = board.nxt
     csize = board.csize
-    plib = board.plib
     lkey = board.lkey
     empties = board.empties
     epos = board.epos
@@ -495,13 +501,11 @@ def playout_default(
             for q in nb[last]:
                 if color[q] == c:
                     h = head[q]
-                    lq = plib[h]
-                    if lq == 1 or (lq <= 4 and csize[h] > 1):
-                        lib = one_liberty(lq, lkey[h])
+                    lq = lkey[h]  # (compared as its count: see LIB_COUNT)
+                    if lq < KEY_2 or (lq < KEY_5 and csize[h] > 1):
+                        lib = one_liberty(lq)
                         if lib:
-                            saving_moves(
-                                h, lib, c, color, head, nxt, plib, lkey, libkey, nb, candidates
-                            )
+                            saving_moves(h, lib, c, color, head, nxt, lkey, libkey, nb, candidates)
                             if (
                                 ladders
                                 and lib in candidates
@@ -520,9 +524,9 @@ def playout_default(
             # 3. (when there are none) shapes next to it, gathered in one pass
             if not candidates:
                 h = head[last]
-                lq = plib[h]
-                if lq == 1 or (lq <= 4 and csize[h] > 1):
-                    lib = one_liberty(lq, lkey[h])
+                lq = lkey[h]
+                if lq < KEY_2 or (lq < KEY_5 and csize[h] > 1):
+                    lib = one_liberty(lq)
                     if lib:
                         candidates.append(lib)
                 tick += 1
@@ -534,9 +538,9 @@ def playout_default(
                         if asked[h] == tick:
                             continue
                         asked[h] = tick
-                        lq = plib[h]
-                        if lq == 1 or (lq <= 4 and csize[h] > 1):
-                            lib = one_liberty(lq, lkey[h])
+                        lq = lkey[h]
+                        if lq < KEY_2 or (lq < KEY_5 and csize[h] > 1):
+                            lib = one_liberty(lq)
                             if lib and lib not in candidates:
                                 candidates.append(lib)
                     elif not cq:
@@ -566,9 +570,9 @@ def playout_default(
                         if (not color[a]) + (not color[b]) + (not color[d]) + (
                             not color[e]
                         ) >= 2 or (
-                            is_legal(r, c, ko, color, head, plib, nb)
+                            is_legal(r, c, ko, color, head, lkey, nb)
                             and (
-                                not self_atari(r, c, color, head, plib, lkey, csize, libkey, nb)
+                                not self_atari(r, c, color, head, lkey, csize, libkey, nb)
                                 or (
                                     sacrifices
                                     and atari_sacrifice(r, c, color, head, nxt, csize, nb)
@@ -593,8 +597,8 @@ def playout_default(
                 if p != ko and not color[p] and kinds[pat[p]] == 2:
                     move = p  # two empty neighbours: legal, and never a self-atari
                     candidates.clear()
-                elif is_legal(p, c, ko, color, head, plib, nb) and (
-                    not self_atari(p, c, color, head, plib, lkey, csize, libkey, nb)
+                elif is_legal(p, c, ko, color, head, lkey, nb) and (
+                    not self_atari(p, c, color, head, lkey, csize, libkey, nb)
                     or (sacrifices and atari_sacrifice(p, c, color, head, nxt, csize, nb))
                 ):
                     move = p
@@ -632,15 +636,15 @@ def playout_default(
                         if cq == 3:
                             continue
                         h = head[q]
-                        lq = plib[h]
-                        if lq > 4:
+                        lq = lkey[h]  # (compared as its count: see LIB_COUNT)
+                        if lq >= KEY_5:
                             full = False
-                        elif lq == 1:
+                        elif lq < KEY_2:
                             full = True
                         else:
-                            full = lq == (head[a] == h) + (head[b] == h) + (head[d] == h) + (
-                                head[e] == h
-                            )
+                            full = lq >> LIB_COUNT == (head[a] == h) + (head[b] == h) + (
+                                head[d] == h
+                            ) + (head[e] == h)
                         if (cq == o) == full:
                             move = p
                             break
@@ -650,7 +654,7 @@ def playout_default(
                 # of ours in atari (a lone stone may still be thrown in).
                 if (
                     (ca == c or cb == c or cd == c or ce == c)
-                    and self_atari(p, c, color, head, plib, lkey, csize, libkey, nb)
+                    and self_atari(p, c, color, head, lkey, csize, libkey, nb)
                     and not (sacrifices and atari_sacrifice(p, c, color, head, nxt, csize, nb))
                 ):
                     move = 0
@@ -685,7 +689,6 @@ def playout_default(
         head[p] = p
         nxt[p] = p
         csize[p] = 1
-        plib[p] = 0
         if native:  # the same steps from a flat row: no tuple unpacked, nothing boxed
             row = step_rows[c * cells + p]
             k = 0
@@ -696,7 +699,6 @@ def playout_default(
         else:
             for q, step in steps[c][p]:
                 pat[q] = pat[q] + step
-        libs = 0
         lk = 0
         kp = libkey[p]
         lkey[p] = 0
@@ -705,11 +707,9 @@ def playout_default(
         for q in nb[p]:
             cq = color[q]
             if not cq:
-                libs += 1
                 lk += libkey[q]
             elif cq == c:
                 h = head[q]
-                plib[h] = plib[h] - 1
                 lkey[h] = lkey[h] - kp
                 if h != hp:
                     # merge the smaller chain into the bigger one
@@ -727,19 +727,17 @@ def playout_default(
                             break
                     nxt[small], nxt[big] = nxt[big], nxt[small]
                     csize[big] = csize[big] + csize[small]
-                    plib[big] = plib[big] + plib[small]
                     lkey[big] = lkey[big] + lkey[small]
                     hp = big
             elif cq == o:
                 h = head[q]
-                plib[h] = plib[h] - 1
                 lkey[h] = lkey[h] - kp
-                if not plib[h]:
+                if not lkey[h]:
                     captured = 1  # remove it below, once every liberty is counted
         if captured:
             captured = 0
             for q in nb[p]:
-                if color[q] == o and not plib[head[q]]:
+                if color[q] == o and not lkey[head[q]]:
                     h = head[q]
                     taken = steps[o]
                     s = h
@@ -772,7 +770,6 @@ def playout_default(
                             cr = color[r]
                             if cr == 1 or cr == 2:
                                 hr = head[r]
-                                plib[hr] = plib[hr] + 1
                                 lkey[hr] = lkey[hr] + ks
                         t = nxt[s]
                         nxt[s] = s
@@ -780,11 +777,10 @@ def playout_default(
                         s = t
                         if s == h:
                             break
-            plib[hp] = plib[hp] + libs
             lkey[hp] = lkey[hp] + lk
             if mercy:
                 lead += captured if c == 1 else -captured
-            if captured == 1 and hp == p and plib[p] == 1:
+            if captured == 1 and hp == p and lkey[p] >> LIB_COUNT == 1:
                 # a lone stone took a lone stone and has one liberty: ko
                 for q in nb[p]:
                     if not color[q]:
@@ -793,7 +789,6 @@ def playout_default(
             else:
                 ko = 0
         else:
-            plib[hp] = plib[hp] + libs
             lkey[hp] = lkey[hp] + lk
             ko = 0
         c = o

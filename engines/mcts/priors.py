@@ -41,7 +41,7 @@ import attrs
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from engines.mcts.fastboard import PASS, FastBoard, int_array, int_table
+from engines.mcts.fastboard import KEY_5, KEY_9, PASS, FastBoard, int_array, int_table
 from engines.mcts.patterns import pattern_table, true_eye_tables
 from engines.mcts.tactics import (
     atari_sacrifice,
@@ -168,7 +168,6 @@ def heuristic_priors(
     head = board.head
     nxt = board.nxt
     csize = board.csize
-    plib = board.plib
     lkey = board.lkey
     pat = board.pat
     geo = board.geo
@@ -238,10 +237,10 @@ def heuristic_priors(
                 else:
                     seen3 = h
             if cq == o:
-                lq = plib[h]
-                if lq <= 4 and one_liberty(lq, lkey[h]) == p:
+                lq = lkey[h]  # (compared as its count: see LIB_COUNT)
+                if lq < KEY_5 and one_liberty(lq) == p:
                     captured += csize[h]
-                elif lq <= 8 and liberty_count(h, color, nxt, nb, 3) == 2:
+                elif lq < KEY_9 and liberty_count(h, color, nxt, nb, 3) == 2:
                     n += atari  # it will be in atari (if we survive)
                     w += atari
                     if ladder_atari:
@@ -253,7 +252,7 @@ def heuristic_priors(
                             w += ladder_atari
             elif cq == c:
                 friend = True
-                if plib[h] <= 4 and lone_liberty(h, plib, lkey) == p:
+                if lkey[h] < KEY_5 and lone_liberty(h, lkey) == p:
                     # saving only helps if the stone leaves the chain more liberties,
                     # and not if the two it leaves run into a ladder
                     libs_after = liberties_after(p, c, color, head, nxt, nb)
@@ -266,7 +265,7 @@ def heuristic_priors(
             bonus = capture_many if captured > 1 else capture_one
             n += bonus
             w += bonus
-        elif free < 2 and friend and self_atari(p, c, color, head, plib, lkey, csize, libkey, nb):
+        elif free < 2 and friend and self_atari(p, c, color, head, lkey, csize, libkey, nb):
             if atari_sacrifice(p, c, color, head, nxt, csize, nb):
                 n += sacrifice_loss
             else:
@@ -323,7 +322,7 @@ def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:
     pat = board.pat
     color = board.color
     head = board.head
-    plib = board.plib
+    lkey = board.lkey
     nb = board.geo.neighbours
     ko = board.ko if board.ko_colour == c else 0
     # a list turned into the array at the end (compiled, appending to the array
@@ -339,7 +338,7 @@ def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:
         e = ns[3]
         if p != ko and not (color[a] and color[b] and color[d] and color[e]):
             moves.append(p)  # an empty neighbour: legal
-        elif is_legal(p, c, ko, color, head, plib, nb):
+        elif is_legal(p, c, ko, color, head, lkey, nb):
             moves.append(p)
     if board.passes or len(moves) <= len(board.geo.points) * pass_threshold:
         moves.append(PASS)

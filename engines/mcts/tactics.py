@@ -5,19 +5,19 @@ liberties it has, whether a move is legal or a self-atari, which moves save a
 chain in atari (moved here from the playout module so that the priors need no
 private names of it), the vital point of a three-point eye space
 (:func:`nakade_point`).  Each takes the board's lists (``color``, ``head``,
-``nxt``, ``plib``, ``lkey``, ``csize`` of
-:class:`~engines.mcts.fastboard.FastBoard`) rather than the board, because
-the playout loops hold them in local names already and call these in their
-inner loop.  Whether a chain has one liberty, and which, needs no walk: the
-board keeps per chain the sum and the sum of squares of its pseudo-liberties
-(its liberty key, see :data:`~engines.mcts.fastboard.LIB_SHIFT`), and
-:func:`one_liberty` reads the answer from them.  Callers skip even that where
-the pseudo-liberty count settles the question: a chain in atari has at most
-four pseudo-liberties, and a lone stone has as many pseudo-liberties as
-liberties.
+``nxt``, ``lkey``, ``csize`` of :class:`~engines.mcts.fastboard.FastBoard`)
+rather than the board, because the playout loops hold them in local names
+already and call these in their inner loop.  Whether a chain has one
+liberty, and which, needs no walk: the board keeps per chain the count, the
+sum and the sum of squares of its pseudo-liberties in one number (its
+liberty key, see :data:`~engines.mcts.fastboard.LIB_COUNT`), and
+:func:`one_liberty` reads the answer from it.  Callers skip even that where
+the count settles the question: a chain in atari has at most four
+pseudo-liberties, and a lone stone has as many pseudo-liberties as liberties.
 
-(In 2026-11 the keys, kept as two sums in CPython, measured 3-8% slower than
-walking the chains; compiled, and packed in one array, they measured faster.)
+(In 2026-11 the sums, kept in CPython beside the count, measured 3-8% slower
+than walking the chains; compiled, and packed with the count, they measured
+faster.)
 
 One question needs moves played: whether a chain in atari dies in a ladder
 (:func:`ladder_caught`, :func:`extension_dies`), which the priors ask of
@@ -32,41 +32,39 @@ from typing import TYPE_CHECKING, Final
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from engines.mcts.fastboard import LIB_MASK, LIB_SHIFT
+from engines.mcts.fastboard import KEY_2, KEY_5, KEY_9, LIB_COUNT, LIB_MASK, LIB_SHIFT, SQUARES_MASK
 
 if TYPE_CHECKING:
     from engines.mcts.fastboard import FastBoard
 
 
-def one_liberty(n: i64, key: i64) -> i64:
-    """The one liberty of a chain with ``n`` pseudo-liberties whose liberty key
-    is ``key`` (see :data:`~engines.mcts.fastboard.LIB_SHIFT`); 0 if it has none
-    or more than one.
+def one_liberty(key: i64) -> i64:
+    """The one liberty of a chain whose liberty key is ``key`` (see
+    :data:`~engines.mcts.fastboard.LIB_COUNT`); 0 if it has none or more than one.
 
-    The pseudo-liberties are all the same point exactly when n times the sum of
-    their squares equals their sum squared (Cauchy-Schwarz); the point is then
-    the sum over n.
+    The n pseudo-liberties are all the same point exactly when n times the sum
+    of their squares equals their sum squared (Cauchy-Schwarz); the point is
+    then the sum over n.
     """
+    n: i64
     total: i64
-    if n == 1:
-        return key & LIB_MASK
-    if n <= 0:
-        return 0
+    if key < KEY_2:
+        return key & LIB_MASK  # one pseudo-liberty (none: the key is 0)
+    n = key >> LIB_COUNT
     total = key & LIB_MASK
-    if n * (key >> LIB_SHIFT) == total * total:
+    if n * (key >> LIB_SHIFT & SQUARES_MASK) == total * total:
         return total // n
     return 0
 
 
-def lone_liberty(h: i64, plib: vec[i64], lkey: vec[i64]) -> i64:
+def lone_liberty(h: i64, lkey: vec[i64]) -> i64:
     """The liberty of chain ``h`` if it has exactly one, else 0."""
-    return one_liberty(plib[h], lkey[h])
+    return one_liberty(lkey[h])
 
 
 def has_two_liberties(
     h: i64,
     head: vec[i64],
-    plib: vec[i64],
     lkey: vec[i64],
     libkey: vec[i64],
     nb: vec[vec[i64]],
@@ -78,11 +76,11 @@ def has_two_liberties(
     pseudo-liberties, the chain has two liberties unless what is left is one point.
     """
     m: i64
-    n: i64
+    key: i64
     ns = nb[besides]  # indexed: unpacking a vec row would box it
     m = (head[ns[0]] == h) + (head[ns[1]] == h) + (head[ns[2]] == h) + (head[ns[3]] == h)
-    n = plib[h] - m
-    return n > 0 and not one_liberty(n, lkey[h] - m * libkey[besides])
+    key = lkey[h] - m * libkey[besides]
+    return key != 0 and not one_liberty(key)
 
 
 def is_legal(
@@ -91,7 +89,7 @@ def is_legal(
     ko: i64,
     color: vec[i64],
     head: vec[i64],
-    plib: vec[i64],
+    lkey: vec[i64],
     nb: vec[vec[i64]],
 ) -> bool:
     """Legality of an empty point ``p`` for ``c`` (ko and suicide)."""
@@ -117,11 +115,13 @@ def is_legal(
         if cq == 3:
             continue
         h = head[q]
-        lq = plib[h]
-        if lq > 4:
+        lq = lkey[h]
+        if lq >= KEY_5:
             full = False
         else:
-            full = lq == (head[a] == h) + (head[b] == h) + (head[d] == h) + (head[e] == h)
+            full = lq >> LIB_COUNT == (head[a] == h) + (head[b] == h) + (head[d] == h) + (
+                head[e] == h
+            )
         if (cq != c) == full:
             return True
     return False
@@ -132,7 +132,6 @@ def self_atari(
     c: i64,
     color: vec[i64],
     head: vec[i64],
-    plib: vec[i64],
     lkey: vec[i64],
     csize: vec[i64],
     libkey: vec[i64],
@@ -149,7 +148,7 @@ def self_atari(
     h1: i64
     h2: i64
     m: i64
-    n: i64
+    key: i64
     kp: i64
     o = 3 - c
     lib = 0  # the one liberty seen so far (0: none): a second one means no atari
@@ -161,11 +160,11 @@ def self_atari(
             lib = q
         elif cq == o:
             h = head[q]
-            lq = plib[h]
+            lq = lkey[h]
             # a lone stone has as many pseudo-liberties as liberties
-            if lq == 1 or (lq <= 4 and csize[h] > 1 and one_liberty(lq, lkey[h]) == p):
+            if lq < KEY_2 or (lq < KEY_5 and csize[h] > 1 and one_liberty(lq) == p):
                 return False  # it captures: liberties come back
-        elif cq == c and plib[head[q]] > 8:
+        elif cq == c and lkey[head[q]] >= KEY_9:
             return False  # at least three distinct liberties, so two besides p
     joined = False
     # a chain met at several neighbours is asked once (asking again finds no
@@ -185,9 +184,9 @@ def self_atari(
                 h2 = h
             # the chain's pseudo-liberties but p (as often as it has stones next to p)
             m = (head[ns[0]] == h) + (head[ns[1]] == h) + (head[ns[2]] == h) + (head[ns[3]] == h)
-            n = plib[h] - m
-            if n:
-                r = one_liberty(n, lkey[h] - m * kp)
+            key = lkey[h] - m * kp
+            if key:
+                r = one_liberty(key)
                 if not r:
                     return False  # two liberties besides p
                 if r != lib:
@@ -252,7 +251,6 @@ def saving_moves(
     color: vec[i64],
     head: vec[i64],
     nxt: vec[i64],
-    plib: vec[i64],
     lkey: vec[i64],
     libkey: vec[i64],
     nb: vec[vec[i64]],
@@ -277,7 +275,7 @@ def saving_moves(
         for q in nb[s]:
             if color[q] == o:
                 hq = head[q]
-                if plib[hq] <= 4 and hq != first:
+                if lkey[hq] < KEY_5 and hq != first:
                     if not first:
                         first = hq
                     elif seen is None:
@@ -286,7 +284,7 @@ def saving_moves(
                         continue
                     else:
                         seen.append(hq)
-                    their = lone_liberty(hq, plib, lkey)
+                    their = one_liberty(lkey[hq])
                     if their and their not in out:
                         out.append(their)
         s = nxt[s]
@@ -298,11 +296,7 @@ def saving_moves(
         cq = color[q]
         if not cq:
             gained += 1
-        elif (
-            cq == c
-            and head[q] != h
-            and has_two_liberties(head[q], head, plib, lkey, libkey, nb, lib)
-        ):
+        elif cq == c and head[q] != h and has_two_liberties(head[q], head, lkey, libkey, nb, lib):
             gained += 2
     if gained >= 2:
         out.append(lib)
@@ -449,7 +443,7 @@ def ladder_caught(board: FastBoard, p: i64) -> bool:
     does not count), and so on.  Reads on copies; ``board`` is unchanged.
     """
     h = board.head[p]
-    lib = lone_liberty(h, board.plib, board.lkey)
+    lib = lone_liberty(h, board.lkey)
     if not lib or _captures_out(board, h):
         return False
     return _extension_dies(board, h, lib, LADDER_DEPTH)
@@ -467,13 +461,13 @@ def extension_dies(board: FastBoard, p: i64, lib: i64) -> bool:
 
 def _captures_out(board: FastBoard, h: i64) -> bool:
     """True if chain ``h`` touches an opponent chain in atari."""
-    color, head, nxt, plib, lkey = board.color, board.head, board.nxt, board.plib, board.lkey
+    color, head, nxt, lkey = board.color, board.head, board.nxt, board.lkey
     nb = board.geo.neighbours
     a = 3 - color[h]
     s = h
     while True:
         for q in nb[s]:
-            if color[q] == a and plib[head[q]] <= 4 and lone_liberty(head[q], plib, lkey):
+            if color[q] == a and lkey[head[q]] < KEY_5 and lone_liberty(head[q], lkey):
                 return True
         s = nxt[s]
         if s == h:
@@ -488,7 +482,7 @@ def _extension_dies(board: FastBoard, h: i64, lib: i64, depth: i64) -> bool:
         return False
     ko = board.ko if board.ko_colour == d else 0
     color, head, nxt = board.color, board.head, board.nxt
-    if not is_legal(lib, d, ko, color, head, board.plib, nb):
+    if not is_legal(lib, d, ko, color, head, board.lkey, nb):
         return True
     if liberties_after(lib, d, color, head, nxt, nb) == 3:
         return False  # three liberties without counting captures: no copy needed to see it
@@ -499,7 +493,7 @@ def _extension_dies(board: FastBoard, h: i64, lib: i64, depth: i64) -> bool:
         return len(libs) < 2
     for i, x in enumerate(libs):
         ko = after.ko if after.ko_colour == a else 0
-        if not is_legal(x, a, ko, after.color, after.head, after.plib, nb):
+        if not is_legal(x, a, ko, after.color, after.head, after.lkey, nb):
             continue
         # after the atari at x the chain runs at the other liberty: three or more
         # liberties there besides x (captures only add more) and it escapes
@@ -508,14 +502,14 @@ def _extension_dies(board: FastBoard, h: i64, lib: i64, depth: i64) -> bool:
         if liberties_after(y, d, color, head, nxt, nb, 4) == 4:
             continue
         if liberties_after(x, a, color, head, nxt, nb, 2) < 2 and not any(
-            color[q] == d and lone_liberty(head[q], after.plib, after.lkey) == x for q in nb[x]
+            color[q] == d and lone_liberty(head[q], after.lkey) == x for q in nb[x]
         ):
             continue  # the attacking stone, capturing nothing, could be taken at once
         # the last atari to try is played on ``after`` itself: nothing needs it afterwards
         attack = after.copy() if i == 0 else after
         attack.play_known(x, a)
         hd = attack.head[lib]
-        rest = lone_liberty(hd, attack.plib, attack.lkey)
+        rest = lone_liberty(hd, attack.lkey)
         if rest and not _captures_out(attack, hd) and _extension_dies(attack, hd, rest, depth - 1):
             return True
     return False

@@ -10,8 +10,11 @@ import pytest
 from engines.mcts.fastboard import (
     BLACK,
     EMPTY,
+    LIB_COUNT,
+    LIB_MASK,
     LIB_SHIFT,
     PASS,
+    SQUARES_MASK,
     WHITE,
     FastBoard,
     IllegalPlay,
@@ -43,7 +46,7 @@ def fast_from(diagram: str, to_move: int = BLACK) -> FastBoard:
 
 
 def assert_consistent(board: FastBoard, *, patterns: bool = True) -> None:
-    """Chains, pseudo-liberties, the empty list, 3x3 codes and liberty keys match a recount."""
+    """Chains, liberty keys, the empty list and 3x3 codes match a recount."""
     color = board.color
     nb = board.geo.neighbours
     seen: set[int] = set()
@@ -61,18 +64,17 @@ def assert_consistent(board: FastBoard, *, patterns: bool = True) -> None:
         assert {board.head[s] for s in chain} == {head}
         assert sorted(board.chain(p)) == sorted(chain)
         assert board.csize[head] == len(chain)
-        assert board.plib[head] == sum(1 for s in chain for q in nb[s] if color[q] == EMPTY)
-        if patterns:  # (the light playout keeps neither the 3x3 codes nor the keys)
-            key = sum(q + (q * q << LIB_SHIFT) for s in chain for q in nb[s] if color[q] == EMPTY)
-            assert board.lkey[head] == key
-            libs = {q for s in chain for q in nb[s] if color[q] == EMPTY}
-            lone = min(libs) if len(libs) == 1 else 0
-            assert lone_liberty(head, board.plib, board.lkey) == lone
-            for x in libs:
-                two = has_two_liberties(
-                    head, board.head, board.plib, board.lkey, board.geo.libkey, nb, x
-                )
-                assert two == (len(libs) > 2)
+        pseudo = [q for s in chain for q in nb[s] if color[q] == EMPTY]
+        key = board.lkey[head]
+        assert key >> LIB_COUNT == len(pseudo)
+        assert key & LIB_MASK == sum(pseudo)
+        assert key >> LIB_SHIFT & SQUARES_MASK == sum(q * q for q in pseudo)
+        libs = set(pseudo)
+        lone = min(libs) if len(libs) == 1 else 0
+        assert lone_liberty(head, board.lkey) == lone
+        for x in libs:
+            two = has_two_liberties(head, board.head, board.lkey, board.geo.libkey, nb, x)
+            assert two == (len(libs) > 2)
     assert sorted(board.empties) == [p for p in board.geo.points if color[p] == EMPTY]
     assert all(board.epos[p] == i for i, p in enumerate(board.empties))
     if patterns:

@@ -38,7 +38,6 @@ def refused_by_default(board: FastBoard, p: int, colour: int) -> bool:
         colour,
         board.color,
         board.head,
-        board.plib,
         board.lkey,
         board.csize,
         board.geo.libkey,
@@ -93,7 +92,7 @@ def test_whole_playouts_keep_the_board_consistent(name: str) -> None:
         board = FastBoard(9)
         PLAYOUTS[name](board, rng.random, 0)
         ended += board.passes == 2
-        # the light playout does not maintain the 3x3 codes and liberty keys (nobody reads them)
+        # the light playout does not maintain the 3x3 codes (nobody reads them)
         assert_consistent(board, patterns=name != "light")
     # Light playouts sometimes cycle (captures inside eyes repeat) until the move cap.
     assert ended >= (10 if name == "light" else 20)
