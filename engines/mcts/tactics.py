@@ -264,26 +264,18 @@ def saving_moves(
     their: i64
     gained: i64
     cq: i64
-    first: i64
+    asked: i64
     o = 3 - c
-    # Opponent chains already asked (a chain touches ours at many stones): the
-    # first in a local, the others in a list made only when there are others.
-    first = 0
-    seen: list[int] | None = None
+    # A chain touches ours at many stones: asking it again (O(1), see one_liberty)
+    # finds the liberty already in ``out``, so only the last chain asked is skipped.
+    asked = 0
     s = h
     while True:
         for q in nb[s]:
             if color[q] == o:
                 hq = head[q]
-                if lkey[hq] < KEY_5 and hq != first:
-                    if not first:
-                        first = hq
-                    elif seen is None:
-                        seen = [hq]
-                    elif hq in seen:
-                        continue
-                    else:
-                        seen.append(hq)
+                if hq != asked and lkey[hq] < KEY_5:
+                    asked = hq
                     their = one_liberty(lkey[hq])
                     if their and their not in out:
                         out.append(their)
