@@ -126,6 +126,20 @@ def test_random_games_match_the_reference_board(size: int, seed: int) -> None:
     assert fast.area_score() == black - white
 
 
+@pytest.mark.parametrize("size", [19, 25])
+def test_liberty_keys_stay_exact_on_big_boards(size: int) -> None:
+    """The keys' parts stay apart on the biggest boards (see LIB_COUNT): random legal
+    plays, the light playout's moves, with captures, checked against a recount."""
+    rng = random.Random(size)
+    board = FastBoard(size)
+    for _ in range(3):
+        for _ in range(size * size):
+            playout_light(board, rng.random, 1)
+        assert_consistent(board, patterns=False)
+    stones = sum(1 for p in board.geo.points if board.color[p])
+    assert stones > size * size // 2
+
+
 def _hash_of(board: FastBoard) -> int:
     """The Zobrist hash recomputed from the stones."""
     value = 0
