@@ -54,6 +54,13 @@ PASS: Final = 0  # index 0 is always a border cell, so it can never be a point
 #: below 2 ** 11: the key below 2 ** 61, every part exact.  A key compares like
 #: its count: a chain has at most k pseudo-liberties exactly when its key is
 #: below ``k + 1 << LIB_COUNT`` (``KEY_2``, ``KEY_5``, ``KEY_9``), none when it is 0.
+#:
+#: Only where the core is compiled (:data:`NATIVE`).  Interpreted, an item of
+#: ``lkey`` is the pseudo-liberty count alone and ``Geometry.libkey`` is 1 per
+#: cell (the same additions keep it), and the liberties are found by walking
+#: the chains, as before the keys: CPython allocates an int above 2 ** 30 at
+#: every addition, and its walks cost less than the keys' upkeep (measured
+#: 6-7% slower with the keys).  Readers of ``lkey`` branch on ``NATIVE``.
 LIB_SHIFT: Final = 20
 LIB_COUNT: Final = 50
 LIB_MASK: Final = (1 << LIB_SHIFT) - 1
@@ -61,6 +68,13 @@ SQUARES_MASK: Final = (1 << (LIB_COUNT - LIB_SHIFT)) - 1
 KEY_2: Final = 2 << LIB_COUNT
 KEY_5: Final = 5 << LIB_COUNT
 KEY_9: Final = 9 << LIB_COUNT
+
+
+def point_key(q: i64) -> i64:
+    """What the point ``q`` adds to the liberty key of a chain it is a pseudo-liberty
+    of (see LIB_COUNT): ``Geometry.libkey[q]`` where compiled; computed where
+    passing the table along would cost more."""
+    return (1 << LIB_COUNT) + q + (q * q << LIB_SHIFT)
 
 
 def _compiled() -> bool:
@@ -191,12 +205,11 @@ class Geometry:
             [x for pair in ups for x in pair] for steps in self.pattern_steps for ups in steps
         )
         # What a cell adds to the liberty key of a chain it is a pseudo-liberty of
-        # (see LIB_SHIFT); the bound there holds for every size allowed
+        # (see LIB_SHIFT; the bound there holds for every size allowed), or to
+        # its count where the keys are not kept (interpreted)
         assert 2 * size * (size - 1) * self.cells < 1 << LIB_SHIFT
         assert 2 * size * (size - 1) * self.cells**2 <= SQUARES_MASK
-        self.libkey = int_array(
-            (1 << LIB_COUNT) + q + (q * q << LIB_SHIFT) for q in range(self.cells)
-        )
+        self.libkey = int_array(point_key(q) if NATIVE else 1 for q in range(self.cells))
         # A board array of zeros to copy (``zeros[:]``): cheaper than building one
         self.zeros = int_array([0] * self.cells)
         rng = random.Random(f"engines.mcts zobrist {size}")
@@ -231,7 +244,8 @@ class FastBoard:
     ``color`` holds EMPTY/BLACK/WHITE/BORDER per cell; ``head`` the chain
     representative of a stone; ``nxt`` the next stone of its chain (circular);
     ``csize`` and ``lkey`` the stone count and the liberty key (the pseudo-liberty
-    count among them, see :data:`LIB_COUNT`), valid at chain heads;
+    count among them; interpreted, the count alone: see :data:`LIB_COUNT`), valid
+    at chain heads;
     ``empties``/``epos`` the empty points and each one's position in that array;
     ``pat`` the 3x3 code of every point; ``ko`` the point ``ko_colour`` may not
     play on next (0 for none).
@@ -420,7 +434,9 @@ class FastBoard:
             if cq == BORDER:
                 continue
             h = head[q]
-            only_here = lkey[h] >> LIB_COUNT == sum(1 for r in nb if head[r] == h)
+            only_here = (lkey[h] >> LIB_COUNT if NATIVE else lkey[h]) == sum(
+                1 for r in nb if head[r] == h
+            )
             if (cq == c) != only_here:
                 return True  # a friend keeps another liberty, or an enemy is captured
         return False
@@ -618,7 +634,7 @@ class FastBoard:
                 s = t
                 if s == h:
                     break
-        if captured == 1 and csize[hp] == 1 and lkey[hp] >> LIB_COUNT == 1:
+        if captured == 1 and csize[hp] == 1 and lkey[hp] < (KEY_2 if NATIVE else 2):
             self.ko = last_captured
             self.ko_colour = o
         else:

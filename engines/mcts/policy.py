@@ -69,6 +69,7 @@ from engines.mcts.tactics import (
     one_liberty,
     saving_moves,
     self_atari,
+    walk_liberty,
 )
 
 
@@ -155,6 +156,10 @@ def playout_light(
     nb = geo.neighbours
     libkey = geo.libkey
     native = NATIVE  # (a local: interpreted, a fast load at every move)
+    # At most 1 and at most 4 pseudo-liberties: ``lkey`` below these (keys compiled,
+    # counts interpreted: see LIB_COUNT)
+    key2: i64 = KEY_2 if native else 2
+    key5: i64 = KEY_5 if native else 5
     c = board.to_move
     ko = board.ko if board.ko_colour == c else 0
     passes = board.passes
@@ -198,14 +203,17 @@ def playout_light(
                         continue
                     h = head[q]
                     lq = lkey[h]  # (compared as its count: see LIB_COUNT)
-                    if lq >= KEY_5:
-                        full = False
-                    elif lq < KEY_2:
+                    if lq >= key5:  # liberties besides p: a friend keeps one, an enemy is not taken
+                        if cq == o:
+                            continue
+                        move = p
+                        break
+                    if lq < key2:
                         full = True
                     else:
-                        full = lq >> LIB_COUNT == (head[a] == h) + (head[b] == h) + (
-                            head[d] == h
-                        ) + (head[e] == h)
+                        full = (lq >> LIB_COUNT if native else lq) == (head[a] == h) + (
+                            head[b] == h
+                        ) + (head[d] == h) + (head[e] == h)
                     if (cq == o) == full:
                         move = p
                         break
@@ -302,7 +310,7 @@ def playout_light(
                         if s == h:
                             break
             lkey[hp] = lkey[hp] + lk
-            if captured == 1 and hp == p and lkey[p] >> LIB_COUNT == 1:
+            if captured == 1 and hp == p and lkey[p] < key2:
                 # a lone stone took a lone stone and has one liberty: ko
                 for q in nb[p]:
                     if not color[q]:
@@ -464,6 +472,10 @@ def playout_default(
     step_rows = geo.step_rows  # (read where compiled: see NATIVE)
     cells: i64 = geo.cells
     native = NATIVE  # (a local: interpreted, a fast load at every move)
+    # At most 1 and at most 4 pseudo-liberties: ``lkey`` below these (keys compiled,
+    # counts interpreted: see LIB_COUNT)
+    key2: i64 = KEY_2 if native else 2
+    key5: i64 = KEY_5 if native else 5
     shapes = pattern_table()
     eye_tables = true_eye_tables()
     kind_tables = random_move_tables()
@@ -502,10 +514,10 @@ def playout_default(
                 if color[q] == c:
                     h = head[q]
                     lq = lkey[h]  # (compared as its count: see LIB_COUNT)
-                    if lq < KEY_2 or (lq < KEY_5 and csize[h] > 1):
-                        lib = one_liberty(lq)
+                    if lq < key2 or (lq < key5 and csize[h] > 1):
+                        lib = one_liberty(lq) if native else walk_liberty(h, color, nxt, nb)
                         if lib:
-                            saving_moves(h, lib, c, color, head, nxt, lkey, libkey, nb, candidates)
+                            saving_moves(h, lib, c, color, head, nxt, lkey, nb, candidates)
                             if (
                                 ladders
                                 and lib in candidates
@@ -525,8 +537,8 @@ def playout_default(
             if not candidates:
                 h = head[last]
                 lq = lkey[h]
-                if lq < KEY_2 or (lq < KEY_5 and csize[h] > 1):
-                    lib = one_liberty(lq)
+                if lq < key2 or (lq < key5 and csize[h] > 1):
+                    lib = one_liberty(lq) if native else walk_liberty(h, color, nxt, nb)
                     if lib:
                         candidates.append(lib)
                 tick += 1
@@ -539,8 +551,8 @@ def playout_default(
                             continue
                         asked[h] = tick
                         lq = lkey[h]
-                        if lq < KEY_2 or (lq < KEY_5 and csize[h] > 1):
-                            lib = one_liberty(lq)
+                        if lq < key2 or (lq < key5 and csize[h] > 1):
+                            lib = one_liberty(lq) if native else walk_liberty(h, color, nxt, nb)
                             if lib and lib not in candidates:
                                 candidates.append(lib)
                     elif not cq:
@@ -572,7 +584,7 @@ def playout_default(
                         ) >= 2 or (
                             is_legal(r, c, ko, color, head, lkey, nb)
                             and (
-                                not self_atari(r, c, color, head, lkey, csize, libkey, nb)
+                                not self_atari(r, c, color, head, nxt, lkey, csize, nb)
                                 or (
                                     sacrifices
                                     and atari_sacrifice(r, c, color, head, nxt, csize, nb)
@@ -598,7 +610,7 @@ def playout_default(
                     move = p  # two empty neighbours: legal, and never a self-atari
                     candidates.clear()
                 elif is_legal(p, c, ko, color, head, lkey, nb) and (
-                    not self_atari(p, c, color, head, lkey, csize, libkey, nb)
+                    not self_atari(p, c, color, head, nxt, lkey, csize, nb)
                     or (sacrifices and atari_sacrifice(p, c, color, head, nxt, csize, nb))
                 ):
                     move = p
@@ -637,14 +649,19 @@ def playout_default(
                             continue
                         h = head[q]
                         lq = lkey[h]  # (compared as its count: see LIB_COUNT)
-                        if lq >= KEY_5:
-                            full = False
-                        elif lq < KEY_2:
+                        if (
+                            lq >= key5
+                        ):  # liberties besides p: a friend keeps one, an enemy is not taken
+                            if cq == o:
+                                continue
+                            move = p
+                            break
+                        if lq < key2:
                             full = True
                         else:
-                            full = lq >> LIB_COUNT == (head[a] == h) + (head[b] == h) + (
-                                head[d] == h
-                            ) + (head[e] == h)
+                            full = (lq >> LIB_COUNT if native else lq) == (head[a] == h) + (
+                                head[b] == h
+                            ) + (head[d] == h) + (head[e] == h)
                         if (cq == o) == full:
                             move = p
                             break
@@ -654,7 +671,7 @@ def playout_default(
                 # of ours in atari (a lone stone may still be thrown in).
                 if (
                     (ca == c or cb == c or cd == c or ce == c)
-                    and self_atari(p, c, color, head, lkey, csize, libkey, nb)
+                    and self_atari(p, c, color, head, nxt, lkey, csize, nb)
                     and not (sacrifices and atari_sacrifice(p, c, color, head, nxt, csize, nb))
                 ):
                     move = 0
@@ -780,7 +797,7 @@ def playout_default(
             lkey[hp] = lkey[hp] + lk
             if mercy:
                 lead += captured if c == 1 else -captured
-            if captured == 1 and hp == p and lkey[p] >> LIB_COUNT == 1:
+            if captured == 1 and hp == p and lkey[p] < key2:
                 # a lone stone took a lone stone and has one liberty: ko
                 for q in nb[p]:
                     if not color[q]:

@@ -41,7 +41,7 @@ import attrs
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from engines.mcts.fastboard import KEY_5, KEY_9, PASS, FastBoard, int_array, int_table
+from engines.mcts.fastboard import KEY_5, KEY_9, NATIVE, PASS, FastBoard, int_array, int_table
 from engines.mcts.patterns import pattern_table, true_eye_tables
 from engines.mcts.tactics import (
     atari_sacrifice,
@@ -51,7 +51,6 @@ from engines.mcts.tactics import (
     liberties_after,
     liberty_count,
     lone_liberty,
-    one_liberty,
     self_atari,
 )
 
@@ -172,7 +171,10 @@ def heuristic_priors(
     pat = board.pat
     geo = board.geo
     nb = geo.neighbours
-    libkey = geo.libkey
+    # At most 4 and at most 8 pseudo-liberties: ``lkey`` below these (keys compiled,
+    # counts interpreted: see LIB_COUNT)
+    key5: i64 = KEY_5 if NATIVE else 5
+    key9: i64 = KEY_9 if NATIVE else 9
     around = geo.around
     shapes = pattern_table()
     eyes = true_eye_tables()[c]
@@ -238,9 +240,9 @@ def heuristic_priors(
                     seen3 = h
             if cq == o:
                 lq = lkey[h]  # (compared as its count: see LIB_COUNT)
-                if lq < KEY_5 and one_liberty(lq) == p:
+                if lq < key5 and lone_liberty(h, color, nxt, lkey, nb) == p:
                     captured += csize[h]
-                elif lq < KEY_9 and liberty_count(h, color, nxt, nb, 3) == 2:
+                elif lq < key9 and liberty_count(h, color, nxt, nb, 3) == 2:
                     n += atari  # it will be in atari (if we survive)
                     w += atari
                     if ladder_atari:
@@ -252,7 +254,7 @@ def heuristic_priors(
                             w += ladder_atari
             elif cq == c:
                 friend = True
-                if lkey[h] < KEY_5 and lone_liberty(h, lkey) == p:
+                if lkey[h] < key5 and lone_liberty(h, color, nxt, lkey, nb) == p:
                     # saving only helps if the stone leaves the chain more liberties,
                     # and not if the two it leaves run into a ladder
                     libs_after = liberties_after(p, c, color, head, nxt, nb)
@@ -265,7 +267,7 @@ def heuristic_priors(
             bonus = capture_many if captured > 1 else capture_one
             n += bonus
             w += bonus
-        elif free < 2 and friend and self_atari(p, c, color, head, lkey, csize, libkey, nb):
+        elif free < 2 and friend and self_atari(p, c, color, head, nxt, lkey, csize, nb):
             if atari_sacrifice(p, c, color, head, nxt, csize, nb):
                 n += sacrifice_loss
             else:

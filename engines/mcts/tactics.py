@@ -7,17 +7,19 @@ private names of it), the vital point of a three-point eye space
 (:func:`nakade_point`).  Each takes the board's lists (``color``, ``head``,
 ``nxt``, ``lkey``, ``csize`` of :class:`~engines.mcts.fastboard.FastBoard`)
 rather than the board, because the playout loops hold them in local names
-already and call these in their inner loop.  Whether a chain has one
-liberty, and which, needs no walk: the board keeps per chain the count, the
-sum and the sum of squares of its pseudo-liberties in one number (its
+already and call these in their inner loop.  Compiled, whether a chain has
+one liberty, and which, needs no walk: the board keeps per chain the count,
+the sum and the sum of squares of its pseudo-liberties in one number (its
 liberty key, see :data:`~engines.mcts.fastboard.LIB_COUNT`), and
-:func:`one_liberty` reads the answer from it.  Callers skip even that where
-the count settles the question: a chain in atari has at most four
-pseudo-liberties, and a lone stone has as many pseudo-liberties as liberties.
+:func:`one_liberty` reads the answer from it.  Interpreted, ``lkey`` holds
+the count alone and the chains are walked (:func:`walk_liberty`): the
+functions branch on :data:`~engines.mcts.fastboard.NATIVE`, with the same
+answers.  Callers skip both where the count settles the question: a chain in
+atari has at most four pseudo-liberties, and a lone stone has as many
+pseudo-liberties as liberties.
 
-(In 2026-11 the sums, kept in CPython beside the count, measured 3-8% slower
-than walking the chains; compiled, and packed with the count, they measured
-faster.)
+(In 2026-11 the keys measured 6-7% slower than the walks in CPython, where
+every addition to a key above 2 ** 30 allocates; compiled, faster.)
 
 One question needs moves played: whether a chain in atari dies in a ladder
 (:func:`ladder_caught`, :func:`extension_dies`), which the priors ask of
@@ -32,7 +34,17 @@ from typing import TYPE_CHECKING, Final
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from engines.mcts.fastboard import KEY_2, KEY_5, KEY_9, LIB_COUNT, LIB_MASK, LIB_SHIFT, SQUARES_MASK
+from engines.mcts.fastboard import (
+    KEY_2,
+    KEY_5,
+    KEY_9,
+    LIB_COUNT,
+    LIB_MASK,
+    LIB_SHIFT,
+    NATIVE,
+    SQUARES_MASK,
+    point_key,
+)
 
 if TYPE_CHECKING:
     from engines.mcts.fastboard import FastBoard
@@ -57,30 +69,73 @@ def one_liberty(key: i64) -> i64:
     return 0
 
 
-def lone_liberty(h: i64, lkey: vec[i64]) -> i64:
-    """The liberty of chain ``h`` if it has exactly one, else 0."""
-    return one_liberty(lkey[h])
+def lone_liberty(h: i64, color: vec[i64], nxt: vec[i64], lkey: vec[i64], nb: vec[vec[i64]]) -> i64:
+    """The liberty of chain ``h`` if it has exactly one, else 0.
+
+    Compiled, read from its liberty key (:func:`one_liberty`); interpreted, where
+    ``lkey`` holds only counts (see :data:`~engines.mcts.fastboard.LIB_COUNT`),
+    by a walk along the chain (:func:`walk_liberty`).
+    """
+    if NATIVE:
+        return one_liberty(lkey[h])
+    return walk_liberty(h, color, nxt, nb)
+
+
+def walk_liberty(h: i64, color: vec[i64], nxt: vec[i64], nb: vec[vec[i64]]) -> i64:
+    """The liberty of chain ``h`` if it has exactly one, else 0, by a walk along
+    the chain (what the interpreted core asks: see :func:`lone_liberty`)."""
+    lib: i64
+    s: i64
+    q: i64
+    lib = 0
+    s = h
+    while True:
+        for q in nb[s]:
+            if not color[q] and q != lib:
+                if lib:
+                    return 0
+                lib = q
+        s = nxt[s]
+        if s == h:
+            return lib
 
 
 def has_two_liberties(
     h: i64,
+    color: vec[i64],
     head: vec[i64],
+    nxt: vec[i64],
     lkey: vec[i64],
-    libkey: vec[i64],
     nb: vec[vec[i64]],
     besides: i64,
 ) -> bool:
     """True if chain ``h`` has at least two liberties other than the empty point ``besides``.
 
-    Without ``besides`` (as often as the chain has stones next to it) among its
-    pseudo-liberties, the chain has two liberties unless what is left is one point.
+    Compiled: without ``besides`` (as often as the chain has stones next to it)
+    among its pseudo-liberties, the chain has two liberties unless what is left
+    is one point.  Interpreted: a walk along the chain.
     """
     m: i64
     key: i64
-    ns = nb[besides]  # indexed: unpacking a vec row would box it
-    m = (head[ns[0]] == h) + (head[ns[1]] == h) + (head[ns[2]] == h) + (head[ns[3]] == h)
-    key = lkey[h] - m * libkey[besides]
-    return key != 0 and not one_liberty(key)
+    first: i64
+    s: i64
+    q: i64
+    if NATIVE:
+        ns = nb[besides]  # indexed: unpacking a vec row would box it
+        m = (head[ns[0]] == h) + (head[ns[1]] == h) + (head[ns[2]] == h) + (head[ns[3]] == h)
+        key = lkey[h] - m * point_key(besides)
+        return key != 0 and not one_liberty(key)
+    first = 0
+    s = h
+    while True:
+        for q in nb[s]:
+            if not color[q] and q != besides and q != first:
+                if first:
+                    return True
+                first = q
+        s = nxt[s]
+        if s == h:
+            return False
 
 
 def is_legal(
@@ -108,6 +163,7 @@ def is_legal(
     b = ns[1]
     d = ns[2]
     e = ns[3]
+    key5: i64 = KEY_5 if NATIVE else 5  # (keys compiled, counts interpreted: see LIB_COUNT)
     for q in nb[p]:  # (a, b, d, e), without building a tuple
         cq = color[q]
         if not cq:
@@ -115,13 +171,14 @@ def is_legal(
         if cq == 3:
             continue
         h = head[q]
-        lq = lkey[h]
-        if lq >= KEY_5:
-            full = False
-        else:
-            full = lq >> LIB_COUNT == (head[a] == h) + (head[b] == h) + (head[d] == h) + (
-                head[e] == h
-            )
+        lq = lkey[h]  # (compared as its count: see LIB_COUNT)
+        if lq >= key5:  # liberties besides p: a friend keeps one, an enemy is not taken
+            if cq == c:
+                return True
+            continue
+        full = (lq >> LIB_COUNT if NATIVE else lq) == (head[a] == h) + (head[b] == h) + (
+            head[d] == h
+        ) + (head[e] == h)
         if (cq != c) == full:
             return True
     return False
@@ -132,46 +189,63 @@ def self_atari(
     c: i64,
     color: vec[i64],
     head: vec[i64],
+    nxt: vec[i64],
     lkey: vec[i64],
     csize: vec[i64],
-    libkey: vec[i64],
     nb: vec[vec[i64]],
 ) -> bool:
-    """True if ``c`` at ``p`` joins a chain left with one liberty and captures nothing."""
+    """True if ``c`` at ``p`` joins a chain left with one liberty and captures nothing.
+
+    Compiled, the liberties are read from the keys; interpreted, where ``lkey``
+    holds counts, the chains are walked (see :data:`~engines.mcts.fastboard.LIB_COUNT`).
+    """
     o: i64
     q: i64
     cq: i64
     h: i64
     lq: i64
+    s: i64
     r: i64
     lib: i64
     h1: i64
     h2: i64
     m: i64
     key: i64
-    kp: i64
     o = 3 - c
     lib = 0  # the one liberty seen so far (0: none): a second one means no atari
-    for q in nb[p]:
-        cq = color[q]
-        if not cq:
-            if lib:
-                return False  # two empty neighbours
-            lib = q
-        elif cq == o:
-            h = head[q]
-            lq = lkey[h]
-            # a lone stone has as many pseudo-liberties as liberties
-            if lq < KEY_2 or (lq < KEY_5 and csize[h] > 1 and one_liberty(lq) == p):
-                return False  # it captures: liberties come back
-        elif cq == c and lkey[head[q]] >= KEY_9:
-            return False  # at least three distinct liberties, so two besides p
+    if NATIVE:
+        for q in nb[p]:
+            cq = color[q]
+            if not cq:
+                if lib:
+                    return False  # two empty neighbours
+                lib = q
+            elif cq == o:
+                h = head[q]
+                lq = lkey[h]  # (compared as its count: see LIB_COUNT)
+                # a lone stone has as many pseudo-liberties as liberties
+                if lq < KEY_2 or (lq < KEY_5 and csize[h] > 1 and one_liberty(lq) == p):
+                    return False  # it captures: liberties come back
+            elif cq == c and lkey[head[q]] >= KEY_9:
+                return False  # at least three distinct liberties, so two besides p
+    else:
+        for q in nb[p]:
+            cq = color[q]
+            if not cq:
+                if lib:
+                    return False
+                lib = q
+            elif cq == o:
+                h = head[q]
+                lq = lkey[h]
+                if lq == 1 or (lq <= 4 and csize[h] > 1 and walk_liberty(h, color, nxt, nb) == p):
+                    return False
+            elif cq == c and lkey[head[q]] > 8:
+                return False
     joined = False
     # a chain met at several neighbours is asked once (asking again finds no
     # liberty the first time did not: each would have been ``lib`` or ended it)
     h1 = h2 = 0
-    ns = nb[p]  # indexed: unpacking a vec row would box it
-    kp = libkey[p]
     for q in nb[p]:
         if color[q] == c:
             joined = True
@@ -182,17 +256,35 @@ def self_atari(
                 h1 = h
             else:
                 h2 = h
-            # the chain's pseudo-liberties but p (as often as it has stones next to p)
-            m = (head[ns[0]] == h) + (head[ns[1]] == h) + (head[ns[2]] == h) + (head[ns[3]] == h)
-            key = lkey[h] - m * kp
-            if key:
-                r = one_liberty(key)
-                if not r:
-                    return False  # two liberties besides p
-                if r != lib:
-                    if lib:
-                        return False
-                    lib = r
+            if NATIVE:
+                # the chain's pseudo-liberties but p (as often as it has stones next to p)
+                ns = nb[p]  # indexed: unpacking a vec row would box it
+                m = (
+                    (head[ns[0]] == h)
+                    + (head[ns[1]] == h)
+                    + (head[ns[2]] == h)
+                    + (head[ns[3]] == h)
+                )
+                key = lkey[h] - m * point_key(p)
+                if key:
+                    r = one_liberty(key)
+                    if not r:
+                        return False  # two liberties besides p
+                    if r != lib:
+                        if lib:
+                            return False
+                        lib = r
+            else:
+                s = h
+                while True:
+                    for r in nb[s]:
+                        if not color[r] and r != p and r != lib:
+                            if lib:
+                                return False
+                            lib = r
+                    s = nxt[s]
+                    if s == h:
+                        break
     return joined
 
 
@@ -252,7 +344,6 @@ def saving_moves(
     head: vec[i64],
     nxt: vec[i64],
     lkey: vec[i64],
-    libkey: vec[i64],
     nb: vec[vec[i64]],
     out: list[int],
 ) -> None:
@@ -266,29 +357,55 @@ def saving_moves(
     cq: i64
     asked: i64
     o = 3 - c
-    # A chain touches ours at many stones: asking it again (O(1), see one_liberty)
-    # finds the liberty already in ``out``, so only the last chain asked is skipped.
+    # A chain touches ours at many stones.  Compiled, asking it again (O(1): see
+    # one_liberty) finds the liberty already in ``out``, so only the last chain
+    # asked is skipped; interpreted, where asking is a walk, every chain asked is:
+    # the first in ``asked``, the others in a list made only when there are others.
     asked = 0
+    seen: list[int] | None = None
     s = h
-    while True:
-        for q in nb[s]:
-            if color[q] == o:
-                hq = head[q]
-                if hq != asked and lkey[hq] < KEY_5:
-                    asked = hq
-                    their = one_liberty(lkey[hq])
-                    if their and their not in out:
-                        out.append(their)
-        s = nxt[s]
-        if s == h:
-            break
+    if NATIVE:
+        while True:
+            for q in nb[s]:
+                if color[q] == o:
+                    hq = head[q]
+                    if hq != asked and lkey[hq] < KEY_5:
+                        asked = hq
+                        their = one_liberty(lkey[hq])
+                        if their and their not in out:
+                            out.append(their)
+            s = nxt[s]
+            if s == h:
+                break
+    else:
+        while True:
+            for q in nb[s]:
+                if color[q] == o:
+                    hq = head[q]
+                    if lkey[hq] <= 4 and hq != asked:
+                        if not asked:
+                            asked = hq
+                        elif seen is None:
+                            seen = [hq]
+                        elif hq in seen:
+                            continue
+                        else:
+                            seen.append(hq)
+                        their = walk_liberty(hq, color, nxt, nb)
+                        if their and their not in out:
+                            out.append(their)
+            s = nxt[s]
+            if s == h:
+                break
     # Extending at the liberty helps when it leaves at least two liberties.
     gained = 0
     for q in nb[lib]:
         cq = color[q]
         if not cq:
             gained += 1
-        elif cq == c and head[q] != h and has_two_liberties(head[q], head, lkey, libkey, nb, lib):
+        elif (
+            cq == c and head[q] != h and has_two_liberties(head[q], color, head, nxt, lkey, nb, lib)
+        ):
             gained += 2
     if gained >= 2:
         out.append(lib)
@@ -435,7 +552,7 @@ def ladder_caught(board: FastBoard, p: i64) -> bool:
     does not count), and so on.  Reads on copies; ``board`` is unchanged.
     """
     h = board.head[p]
-    lib = lone_liberty(h, board.lkey)
+    lib = lone_liberty(h, board.color, board.nxt, board.lkey, board.geo.neighbours)
     if not lib or _captures_out(board, h):
         return False
     return _extension_dies(board, h, lib, LADDER_DEPTH)
@@ -459,7 +576,11 @@ def _captures_out(board: FastBoard, h: i64) -> bool:
     s = h
     while True:
         for q in nb[s]:
-            if color[q] == a and lkey[head[q]] < KEY_5 and lone_liberty(head[q], lkey):
+            if (
+                color[q] == a
+                and lkey[head[q]] < (KEY_5 if NATIVE else 5)
+                and lone_liberty(head[q], color, nxt, lkey, nb)
+            ):
                 return True
         s = nxt[s]
         if s == h:
@@ -494,14 +615,14 @@ def _extension_dies(board: FastBoard, h: i64, lib: i64, depth: i64) -> bool:
         if liberties_after(y, d, color, head, nxt, nb, 4) == 4:
             continue
         if liberties_after(x, a, color, head, nxt, nb, 2) < 2 and not any(
-            color[q] == d and lone_liberty(head[q], after.lkey) == x for q in nb[x]
+            color[q] == d and lone_liberty(head[q], color, nxt, after.lkey, nb) == x for q in nb[x]
         ):
             continue  # the attacking stone, capturing nothing, could be taken at once
         # the last atari to try is played on ``after`` itself: nothing needs it afterwards
         attack = after.copy() if i == 0 else after
         attack.play_known(x, a)
         hd = attack.head[lib]
-        rest = lone_liberty(hd, attack.lkey)
+        rest = lone_liberty(hd, attack.color, attack.nxt, attack.lkey, nb)
         if rest and not _captures_out(attack, hd) and _extension_dies(attack, hd, rest, depth - 1):
             return True
     return False

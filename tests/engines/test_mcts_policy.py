@@ -38,9 +38,9 @@ def refused_by_default(board: FastBoard, p: int, colour: int) -> bool:
         colour,
         board.color,
         board.head,
+        board.nxt,
         board.lkey,
         board.csize,
-        board.geo.libkey,
         board.geo.neighbours,
     )
 
