@@ -3,8 +3,11 @@
 Owns the position representation every other module of the engine works on:
 a padded one-dimensional board (stride ``size + 1``, one border column shared
 by neighbouring rows, a border row above and below), chains kept as circular
-linked lists relabelled union-by-size, a *pseudo-liberty* count per chain
-(every stone/empty-neighbour adjacency counts once), an incremental list of
+linked lists relabelled union-by-size, per chain a *liberty key*: the count
+of its pseudo-liberties (every stone/empty-neighbour adjacency counts once),
+with the sum and the sum of squares of their indices, which say in O(1)
+whether the chain has one liberty and which (see :data:`LIB_COUNT`,
+:func:`engines.mcts.tactics.one_liberty`), an incremental list of
 empty points, the incremental Zobrist hash of the stones, simple ko and a
 3x3 neighbourhood code per point that the playout policy's pattern tables read.
 The arrays are native ``vec[i64]`` where mypyc compiles the engine's core and
@@ -39,6 +42,39 @@ BLACK: Final = 1
 WHITE: Final = 2
 BORDER: Final = 3
 PASS: Final = 0  # index 0 is always a border cell, so it can never be a point
+
+#: A chain's liberty key packs its pseudo-liberties q (each stone/empty
+#: adjacency once) into one i64: their sum in the low ``LIB_SHIFT`` bits, the
+#: sum of q * q above them, and their count from bit ``LIB_COUNT`` on
+#: (``Geometry.libkey`` holds ``(1 << LIB_COUNT) + q + (q * q << LIB_SHIFT)``
+#: per cell, so keeping the key is one addition where a pseudo-liberty comes
+#: or goes).  A chain has at most ``2 * size * (size - 1)`` pseudo-liberties
+#: (one per edge of the grid), so on a 25x25 board (703 cells) the sum stays
+#: below 1200 * 703 < 2 ** 20, the sum of squares below 2 ** 30 and the count
+#: below 2 ** 11: the key below 2 ** 61, every part exact.  A key compares like
+#: its count: a chain has at most k pseudo-liberties exactly when its key is
+#: below ``k + 1 << LIB_COUNT`` (``KEY_2``, ``KEY_5``, ``KEY_9``), none when it is 0.
+#:
+#: Only where the core is compiled (:data:`NATIVE`).  Interpreted, an item of
+#: ``lkey`` is the pseudo-liberty count alone and ``Geometry.libkey`` is 1 per
+#: cell (the same additions keep it), and the liberties are found by walking
+#: the chains, as before the keys: CPython allocates an int above 2 ** 30 at
+#: every addition, and its walks cost less than the keys' upkeep (measured
+#: 6-7% slower with the keys).  Readers of ``lkey`` branch on ``NATIVE``.
+LIB_SHIFT: Final = 20
+LIB_COUNT: Final = 50
+LIB_MASK: Final = (1 << LIB_SHIFT) - 1
+SQUARES_MASK: Final = (1 << (LIB_COUNT - LIB_SHIFT)) - 1
+KEY_2: Final = 2 << LIB_COUNT
+KEY_5: Final = 5 << LIB_COUNT
+KEY_9: Final = 9 << LIB_COUNT
+
+
+def point_key(q: i64) -> i64:
+    """What the point ``q`` adds to the liberty key of a chain it is a pseudo-liberty
+    of (see LIB_COUNT): ``Geometry.libkey[q]`` where compiled; computed where
+    passing the table along would cost more."""
+    return (1 << LIB_COUNT) + q + (q * q << LIB_SHIFT)
 
 
 def _compiled() -> bool:
@@ -96,6 +132,7 @@ class Geometry:
 
     around: vec[vec[i64]]
     diagonals: vec[vec[i64]]
+    libkey: vec[i64]
     neighbours: vec[vec[i64]]
     step_rows: vec[vec[i64]]
     zeros: vec[i64]
@@ -104,6 +141,7 @@ class Geometry:
         "around",
         "cells",
         "diagonals",
+        "libkey",
         "max_playout_moves",
         "neighbours",
         "pattern_offsets",
@@ -166,6 +204,12 @@ class Geometry:
         self.step_rows = int_table(
             [x for pair in ups for x in pair] for steps in self.pattern_steps for ups in steps
         )
+        # What a cell adds to the liberty key of a chain it is a pseudo-liberty of
+        # (see LIB_SHIFT; the bound there holds for every size allowed), or to
+        # its count where the keys are not kept (interpreted)
+        assert 2 * size * (size - 1) * self.cells < 1 << LIB_SHIFT
+        assert 2 * size * (size - 1) * self.cells**2 <= SQUARES_MASK
+        self.libkey = int_array(point_key(q) if NATIVE else 1 for q in range(self.cells))
         # A board array of zeros to copy (``zeros[:]``): cheaper than building one
         self.zeros = int_array([0] * self.cells)
         rng = random.Random(f"engines.mcts zobrist {size}")
@@ -199,10 +243,12 @@ class FastBoard:
 
     ``color`` holds EMPTY/BLACK/WHITE/BORDER per cell; ``head`` the chain
     representative of a stone; ``nxt`` the next stone of its chain (circular);
-    ``csize`` and ``plib`` the stone count and pseudo-liberty count, valid at
-    chain heads; ``empties``/``epos`` the empty points and each one's position
-    in that array; ``pat`` the 3x3 code of every point; ``ko`` the point
-    ``ko_colour`` may not play on next (0 for none).
+    ``csize`` and ``lkey`` the stone count and the liberty key (the pseudo-liberty
+    count among them; interpreted, the count alone: see :data:`LIB_COUNT`), valid
+    at chain heads;
+    ``empties``/``epos`` the empty points and each one's position in that array;
+    ``pat`` the 3x3 code of every point; ``ko`` the point ``ko_colour`` may not
+    play on next (0 for none).
 
     ``empties`` changes length: compiled it is a vec, which librt's ``pop()`` and
     ``append()`` give back as a new value (the same buffer while it has room), so
@@ -221,10 +267,10 @@ class FastBoard:
         "ko",
         "ko_colour",
         "last_move",
+        "lkey",
         "nxt",
         "passes",
         "pat",
-        "plib",
         "to_move",
     )
     geo: Geometry
@@ -232,7 +278,7 @@ class FastBoard:
     head: vec[i64]
     nxt: vec[i64]
     csize: vec[i64]
-    plib: vec[i64]
+    lkey: vec[i64]
     empties: vec[i64]
     epos: vec[i64]
     pat: vec[i64]
@@ -251,7 +297,7 @@ class FastBoard:
             self.head = source.head[:]
             self.nxt = source.nxt[:]
             self.csize = source.csize[:]
-            self.plib = source.plib[:]
+            self.lkey = source.lkey[:]
             self.empties = source.empties[:]
             self.epos = source.epos[:]
             self.pat = source.pat[:]
@@ -272,7 +318,7 @@ class FastBoard:
         self.head = int_array(range(cells))
         self.nxt = int_array(range(cells))
         self.csize = int_array([1] * cells)
-        self.plib = int_array([0] * cells)
+        self.lkey = int_array([0] * cells)
         self.empties = int_array(geo.points)
         epos = [0] * cells
         for i, p in enumerate(geo.points):
@@ -311,7 +357,7 @@ class FastBoard:
                 self._put_stone(p, colour)
         self._rebuild_chains()
         for p in self.geo.points:
-            if self.color[p] in (BLACK, WHITE) and self.head[p] == p and self.plib[p] == 0:
+            if self.color[p] in (BLACK, WHITE) and self.head[p] == p and self.lkey[p] == 0:
                 raise ValueError("setup leaves a chain without liberties")
         self.ko = 0
         self.ko_colour = EMPTY
@@ -333,7 +379,8 @@ class FastBoard:
             self.pat[q] += unit * colour
 
     def _rebuild_chains(self) -> None:
-        color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib
+        color, head, nxt, csize, lkey = self.color, self.head, self.nxt, self.csize, self.lkey
+        libkey = self.geo.libkey
         nb = self.geo.neighbours
         seen: set[int] = set()
         for p in self.geo.points:
@@ -351,7 +398,7 @@ class FastBoard:
                 head[s] = p
                 nxt[s] = chain[(i + 1) % len(chain)]
             csize[p] = len(chain)
-            plib[p] = sum(1 for s in chain for q in nb[s] if color[q] == EMPTY)
+            lkey[p] = sum(libkey[q] for s in chain for q in nb[s] if color[q] == EMPTY)
 
     def _compute_patterns(self) -> None:
         color, pat = self.color, self.pat
@@ -378,7 +425,7 @@ class FastBoard:
             return False
         if p == self.ko and c == self.ko_colour:
             return False
-        head, plib = self.head, self.plib
+        head, lkey = self.head, self.lkey
         nb = self.geo.neighbours[p]
         for q in nb:
             cq = color[q]
@@ -387,7 +434,9 @@ class FastBoard:
             if cq == BORDER:
                 continue
             h = head[q]
-            only_here = plib[h] == sum(1 for r in nb if head[r] == h)
+            only_here = (lkey[h] >> LIB_COUNT if NATIVE else lkey[h]) == sum(
+                1 for r in nb if head[r] == h
+            )
             if (cq == c) != only_here:
                 return True  # a friend keeps another liberty, or an enemy is captured
         return False
@@ -430,7 +479,6 @@ class FastBoard:
         q: i64
         cq: i64
         h: i64
-        libs: i64
         hp: i64
         big: i64
         small: i64
@@ -447,9 +495,13 @@ class FastBoard:
         e3: i64
         e4: i64
         k: i64
-        color, head, nxt, csize, plib = self.color, self.head, self.nxt, self.csize, self.plib
+        kp: i64
+        ks: i64
+        lk: i64
+        color, head, nxt, csize, lkey = self.color, self.head, self.nxt, self.csize, self.lkey
         empties, epos, pat = self.empties, self.epos, self.pat
         geo = self.geo
+        libkey = geo.libkey
         nb = geo.neighbours
         steps = geo.pattern_steps
         step_rows = geo.step_rows
@@ -479,7 +531,8 @@ class FastBoard:
         else:
             for q, step in steps[c][p]:
                 pat[q] = pat[q] + step
-        libs = 0
+        lk = 0
+        kp = libkey[p]
         # The friendly and the enemy chains around p (their heads, in the order of
         # the neighbours, each once; 0 for none): locals, not two lists a play
         f1 = f2 = f3 = f4 = 0
@@ -487,10 +540,10 @@ class FastBoard:
         for q in nb[p]:
             cq = color[q]
             if cq == EMPTY:
-                libs += 1
+                lk += libkey[q]
             elif cq != BORDER:
                 h = head[q]
-                plib[h] = plib[h] - 1
+                lkey[h] = lkey[h] - kp
                 if cq == c:
                     if h not in (f1, f2, f3):  # (a fourth is the last neighbour)
                         if not f1:
@@ -510,7 +563,7 @@ class FastBoard:
                         e3 = h
                     else:
                         e4 = h
-        plib[p] = libs
+        lkey[p] = lk
         hp = p
         k = 0
         while k < 4:
@@ -530,7 +583,7 @@ class FastBoard:
                     break
             nxt[small], nxt[big] = nxt[big], nxt[small]
             csize[big] = csize[big] + csize[small]
-            plib[big] = plib[big] + plib[small]
+            lkey[big] = lkey[big] + lkey[small]
             hp = big
         captured = 0
         last_captured = 0
@@ -541,7 +594,7 @@ class FastBoard:
             k += 1
             if not h:
                 break
-            if plib[h] != 0:
+            if lkey[h] != 0:
                 continue
             s = h
             while True:
@@ -569,18 +622,19 @@ class FastBoard:
                     break
             s = h
             while True:
+                ks = libkey[s]
                 for q in nb[s]:
                     cq = color[q]
                     if cq in (BLACK, WHITE):
                         hq = head[q]
-                        plib[hq] = plib[hq] + 1
+                        lkey[hq] = lkey[hq] + ks
                 t = nxt[s]
                 nxt[s] = s
                 head[s] = s
                 s = t
                 if s == h:
                     break
-        if captured == 1 and csize[hp] == 1 and plib[hp] == 1:
+        if captured == 1 and csize[hp] == 1 and lkey[hp] < (KEY_2 if NATIVE else 2):
             self.ko = last_captured
             self.ko_colour = o
         else:

@@ -45,6 +45,9 @@ from mypy_extensions import i64
 
 from engines.mcts.fastboard import (
     EMPTY,
+    KEY_2,
+    KEY_5,
+    LIB_COUNT,
     NATIVE,
     PASS,
     FastBoard,
@@ -62,10 +65,11 @@ from engines.mcts.tactics import (
     extension_dies,
     is_legal,
     liberties_after,
-    lone_liberty,
     nakade_point,
+    one_liberty,
     saving_moves,
     self_atari,
+    walk_liberty,
 )
 
 
@@ -127,7 +131,6 @@ def playout_light(
     cq: i64
     j: i64
     last: i64
-    libs: i64
     hp: i64
     captured: i64
     big: i64
@@ -138,17 +141,25 @@ def playout_light(
     cr: i64
     hr: i64
     n: i64
+    kp: i64
+    ks: i64
+    lk: i64
     size: int
     color = board.color
     head = board.head
     nxt = board.nxt
     csize = board.csize
-    plib = board.plib
+    lkey = board.lkey
     empties = board.empties
     epos = board.epos
     geo = board.geo
     nb = geo.neighbours
+    libkey = geo.libkey
     native = NATIVE  # (a local: interpreted, a fast load at every move)
+    # At most 1 and at most 4 pseudo-liberties: ``lkey`` below these (keys compiled,
+    # counts interpreted: see LIB_COUNT)
+    key2: i64 = KEY_2 if native else 2
+    key5: i64 = KEY_5 if native else 5
     c = board.to_move
     ko = board.ko if board.ko_colour == c else 0
     passes = board.passes
@@ -191,15 +202,18 @@ def playout_light(
                     if cq == 3:
                         continue
                     h = head[q]
-                    lq = plib[h]
-                    if lq > 4:
-                        full = False
-                    elif lq == 1:
+                    lq = lkey[h]  # (compared as its count: see LIB_COUNT)
+                    if lq >= key5:  # liberties besides p: a friend keeps one, an enemy is not taken
+                        if cq == o:
+                            continue
+                        move = p
+                        break
+                    if lq < key2:
                         full = True
                     else:
-                        full = lq == (head[a] == h) + (head[b] == h) + (head[d] == h) + (
-                            head[e] == h
-                        )
+                        full = (lq >> LIB_COUNT if native else lq) == (head[a] == h) + (
+                            head[b] == h
+                        ) + (head[d] == h) + (head[e] == h)
                     if (cq == o) == full:
                         move = p
                         break
@@ -228,17 +242,18 @@ def playout_light(
         head[p] = p
         nxt[p] = p
         csize[p] = 1
-        plib[p] = 0
-        libs = 0
+        lkey[p] = 0
+        lk = 0
+        kp = libkey[p]
         hp = p
         captured = 0
         for q in nb[p]:
             cq = color[q]
             if not cq:
-                libs += 1
+                lk += libkey[q]
             elif cq == c:
                 h = head[q]
-                plib[h] = plib[h] - 1
+                lkey[h] = lkey[h] - kp
                 if h != hp:
                     # merge the smaller chain into the bigger one
                     if csize[h] >= csize[hp]:
@@ -255,17 +270,17 @@ def playout_light(
                             break
                     nxt[small], nxt[big] = nxt[big], nxt[small]
                     csize[big] = csize[big] + csize[small]
-                    plib[big] = plib[big] + plib[small]
+                    lkey[big] = lkey[big] + lkey[small]
                     hp = big
             elif cq == o:
                 h = head[q]
-                plib[h] = plib[h] - 1
-                if not plib[h]:
+                lkey[h] = lkey[h] - kp
+                if not lkey[h]:
                     captured = 1  # remove it below, once every liberty is counted
         if captured:
             captured = 0
             for q in nb[p]:
-                if color[q] == o and not plib[head[q]]:
+                if color[q] == o and not lkey[head[q]]:
                     h = head[q]
                     s = h
                     while True:
@@ -282,19 +297,20 @@ def playout_light(
                             break
                     s = h
                     while True:
+                        ks = libkey[s]
                         for r in nb[s]:
                             cr = color[r]
                             if cr == 1 or cr == 2:
                                 hr = head[r]
-                                plib[hr] = plib[hr] + 1
+                                lkey[hr] = lkey[hr] + ks
                         t = nxt[s]
                         nxt[s] = s
                         head[s] = s
                         s = t
                         if s == h:
                             break
-            plib[hp] = plib[hp] + libs
-            if captured == 1 and hp == p and plib[p] == 1:
+            lkey[hp] = lkey[hp] + lk
+            if captured == 1 and hp == p and lkey[p] < key2:
                 # a lone stone took a lone stone and has one liberty: ko
                 for q in nb[p]:
                     if not color[q]:
@@ -303,7 +319,7 @@ def playout_light(
             else:
                 ko = 0
         else:
-            plib[hp] = plib[hp] + libs
+            lkey[hp] = lkey[hp] + lk
             ko = 0
         c = o
     _write_back(board, empties, c, passes, ko, p)
@@ -424,7 +440,6 @@ def playout_default(
     ce: i64
     j: i64
     tail: i64
-    libs: i64
     hp: i64
     captured: i64
     big: i64
@@ -438,21 +453,29 @@ def playout_default(
     step: i64
     code: i64
     n: i64
+    kp: i64
+    ks: i64
+    lk: i64
     color = board.color
     head = board.head
     nxt = board.nxt
     csize = board.csize
-    plib = board.plib
+    lkey = board.lkey
     empties = board.empties
     epos = board.epos
     pat = board.pat
     geo = board.geo
     nb = geo.neighbours
+    libkey = geo.libkey
     around = geo.around
     steps = geo.pattern_steps
     step_rows = geo.step_rows  # (read where compiled: see NATIVE)
     cells: i64 = geo.cells
     native = NATIVE  # (a local: interpreted, a fast load at every move)
+    # At most 1 and at most 4 pseudo-liberties: ``lkey`` below these (keys compiled,
+    # counts interpreted: see LIB_COUNT)
+    key2: i64 = KEY_2 if native else 2
+    key5: i64 = KEY_5 if native else 5
     shapes = pattern_table()
     eye_tables = true_eye_tables()
     kind_tables = random_move_tables()
@@ -490,11 +513,11 @@ def playout_default(
             for q in nb[last]:
                 if color[q] == c:
                     h = head[q]
-                    lq = plib[h]
-                    if lq == 1 or (lq <= 4 and csize[h] > 1):
-                        lib = lone_liberty(h, color, nxt, nb)
+                    lq = lkey[h]  # (compared as its count: see LIB_COUNT)
+                    if lq < key2 or (lq < key5 and csize[h] > 1):
+                        lib = one_liberty(lq) if native else walk_liberty(h, color, nxt, nb)
                         if lib:
-                            saving_moves(h, lib, c, color, head, nxt, plib, nb, candidates)
+                            saving_moves(h, lib, c, color, head, nxt, lkey, nb, candidates)
                             if (
                                 ladders
                                 and lib in candidates
@@ -513,9 +536,9 @@ def playout_default(
             # 3. (when there are none) shapes next to it, gathered in one pass
             if not candidates:
                 h = head[last]
-                lq = plib[h]
-                if lq == 1 or (lq <= 4 and csize[h] > 1):
-                    lib = lone_liberty(h, color, nxt, nb)
+                lq = lkey[h]
+                if lq < key2 or (lq < key5 and csize[h] > 1):
+                    lib = one_liberty(lq) if native else walk_liberty(h, color, nxt, nb)
                     if lib:
                         candidates.append(lib)
                 tick += 1
@@ -527,9 +550,9 @@ def playout_default(
                         if asked[h] == tick:
                             continue
                         asked[h] = tick
-                        lq = plib[h]
-                        if lq == 1 or (lq <= 4 and csize[h] > 1):
-                            lib = lone_liberty(h, color, nxt, nb)
+                        lq = lkey[h]
+                        if lq < key2 or (lq < key5 and csize[h] > 1):
+                            lib = one_liberty(lq) if native else walk_liberty(h, color, nxt, nb)
                             if lib and lib not in candidates:
                                 candidates.append(lib)
                     elif not cq:
@@ -559,9 +582,9 @@ def playout_default(
                         if (not color[a]) + (not color[b]) + (not color[d]) + (
                             not color[e]
                         ) >= 2 or (
-                            is_legal(r, c, ko, color, head, plib, nb)
+                            is_legal(r, c, ko, color, head, lkey, nb)
                             and (
-                                not self_atari(r, c, color, head, nxt, plib, csize, nb)
+                                not self_atari(r, c, color, head, nxt, lkey, csize, nb)
                                 or (
                                     sacrifices
                                     and atari_sacrifice(r, c, color, head, nxt, csize, nb)
@@ -586,8 +609,8 @@ def playout_default(
                 if p != ko and not color[p] and kinds[pat[p]] == 2:
                     move = p  # two empty neighbours: legal, and never a self-atari
                     candidates.clear()
-                elif is_legal(p, c, ko, color, head, plib, nb) and (
-                    not self_atari(p, c, color, head, nxt, plib, csize, nb)
+                elif is_legal(p, c, ko, color, head, lkey, nb) and (
+                    not self_atari(p, c, color, head, nxt, lkey, csize, nb)
                     or (sacrifices and atari_sacrifice(p, c, color, head, nxt, csize, nb))
                 ):
                     move = p
@@ -625,15 +648,20 @@ def playout_default(
                         if cq == 3:
                             continue
                         h = head[q]
-                        lq = plib[h]
-                        if lq > 4:
-                            full = False
-                        elif lq == 1:
+                        lq = lkey[h]  # (compared as its count: see LIB_COUNT)
+                        if (
+                            lq >= key5
+                        ):  # liberties besides p: a friend keeps one, an enemy is not taken
+                            if cq == o:
+                                continue
+                            move = p
+                            break
+                        if lq < key2:
                             full = True
                         else:
-                            full = lq == (head[a] == h) + (head[b] == h) + (head[d] == h) + (
-                                head[e] == h
-                            )
+                            full = (lq >> LIB_COUNT if native else lq) == (head[a] == h) + (
+                                head[b] == h
+                            ) + (head[d] == h) + (head[e] == h)
                         if (cq == o) == full:
                             move = p
                             break
@@ -643,7 +671,7 @@ def playout_default(
                 # of ours in atari (a lone stone may still be thrown in).
                 if (
                     (ca == c or cb == c or cd == c or ce == c)
-                    and self_atari(p, c, color, head, nxt, plib, csize, nb)
+                    and self_atari(p, c, color, head, nxt, lkey, csize, nb)
                     and not (sacrifices and atari_sacrifice(p, c, color, head, nxt, csize, nb))
                 ):
                     move = 0
@@ -678,7 +706,6 @@ def playout_default(
         head[p] = p
         nxt[p] = p
         csize[p] = 1
-        plib[p] = 0
         if native:  # the same steps from a flat row: no tuple unpacked, nothing boxed
             row = step_rows[c * cells + p]
             k = 0
@@ -689,16 +716,18 @@ def playout_default(
         else:
             for q, step in steps[c][p]:
                 pat[q] = pat[q] + step
-        libs = 0
+        lk = 0
+        kp = libkey[p]
+        lkey[p] = 0
         hp = p
         captured = 0
         for q in nb[p]:
             cq = color[q]
             if not cq:
-                libs += 1
+                lk += libkey[q]
             elif cq == c:
                 h = head[q]
-                plib[h] = plib[h] - 1
+                lkey[h] = lkey[h] - kp
                 if h != hp:
                     # merge the smaller chain into the bigger one
                     if csize[h] >= csize[hp]:
@@ -715,17 +744,17 @@ def playout_default(
                             break
                     nxt[small], nxt[big] = nxt[big], nxt[small]
                     csize[big] = csize[big] + csize[small]
-                    plib[big] = plib[big] + plib[small]
+                    lkey[big] = lkey[big] + lkey[small]
                     hp = big
             elif cq == o:
                 h = head[q]
-                plib[h] = plib[h] - 1
-                if not plib[h]:
+                lkey[h] = lkey[h] - kp
+                if not lkey[h]:
                     captured = 1  # remove it below, once every liberty is counted
         if captured:
             captured = 0
             for q in nb[p]:
-                if color[q] == o and not plib[head[q]]:
+                if color[q] == o and not lkey[head[q]]:
                     h = head[q]
                     taken = steps[o]
                     s = h
@@ -753,21 +782,22 @@ def playout_default(
                             break
                     s = h
                     while True:
+                        ks = libkey[s]
                         for r in nb[s]:
                             cr = color[r]
                             if cr == 1 or cr == 2:
                                 hr = head[r]
-                                plib[hr] = plib[hr] + 1
+                                lkey[hr] = lkey[hr] + ks
                         t = nxt[s]
                         nxt[s] = s
                         head[s] = s
                         s = t
                         if s == h:
                             break
-            plib[hp] = plib[hp] + libs
+            lkey[hp] = lkey[hp] + lk
             if mercy:
                 lead += captured if c == 1 else -captured
-            if captured == 1 and hp == p and plib[p] == 1:
+            if captured == 1 and hp == p and lkey[p] < key2:
                 # a lone stone took a lone stone and has one liberty: ko
                 for q in nb[p]:
                     if not color[q]:
@@ -776,7 +806,7 @@ def playout_default(
             else:
                 ko = 0
         else:
-            plib[hp] = plib[hp] + libs
+            lkey[hp] = lkey[hp] + lk
             ko = 0
         c = o
         if mercy:

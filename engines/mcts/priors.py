@@ -41,7 +41,7 @@ import attrs
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from engines.mcts.fastboard import PASS, FastBoard, int_array, int_table
+from engines.mcts.fastboard import KEY_5, KEY_9, NATIVE, PASS, FastBoard, int_array, int_table
 from engines.mcts.patterns import pattern_table, true_eye_tables
 from engines.mcts.tactics import (
     atari_sacrifice,
@@ -167,10 +167,14 @@ def heuristic_priors(
     head = board.head
     nxt = board.nxt
     csize = board.csize
-    plib = board.plib
+    lkey = board.lkey
     pat = board.pat
     geo = board.geo
     nb = geo.neighbours
+    # At most 4 and at most 8 pseudo-liberties: ``lkey`` below these (keys compiled,
+    # counts interpreted: see LIB_COUNT)
+    key5: i64 = KEY_5 if NATIVE else 5
+    key9: i64 = KEY_9 if NATIVE else 9
     around = geo.around
     shapes = pattern_table()
     eyes = true_eye_tables()[c]
@@ -235,10 +239,10 @@ def heuristic_priors(
                 else:
                     seen3 = h
             if cq == o:
-                lq = plib[h]
-                if lq <= 4 and lone_liberty(h, color, nxt, nb) == p:
+                lq = lkey[h]  # (compared as its count: see LIB_COUNT)
+                if lq < key5 and lone_liberty(h, color, nxt, lkey, nb) == p:
                     captured += csize[h]
-                elif lq <= 8 and liberty_count(h, color, nxt, nb, 3) == 2:
+                elif lq < key9 and liberty_count(h, color, nxt, nb, 3) == 2:
                     n += atari  # it will be in atari (if we survive)
                     w += atari
                     if ladder_atari:
@@ -250,7 +254,7 @@ def heuristic_priors(
                             w += ladder_atari
             elif cq == c:
                 friend = True
-                if plib[h] <= 4 and lone_liberty(h, color, nxt, nb) == p:
+                if lkey[h] < key5 and lone_liberty(h, color, nxt, lkey, nb) == p:
                     # saving only helps if the stone leaves the chain more liberties,
                     # and not if the two it leaves run into a ladder
                     libs_after = liberties_after(p, c, color, head, nxt, nb)
@@ -263,7 +267,7 @@ def heuristic_priors(
             bonus = capture_many if captured > 1 else capture_one
             n += bonus
             w += bonus
-        elif free < 2 and friend and self_atari(p, c, color, head, nxt, plib, csize, nb):
+        elif free < 2 and friend and self_atari(p, c, color, head, nxt, lkey, csize, nb):
             if atari_sacrifice(p, c, color, head, nxt, csize, nb):
                 n += sacrifice_loss
             else:
@@ -320,7 +324,7 @@ def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:
     pat = board.pat
     color = board.color
     head = board.head
-    plib = board.plib
+    lkey = board.lkey
     nb = board.geo.neighbours
     ko = board.ko if board.ko_colour == c else 0
     # a list turned into the array at the end (compiled, appending to the array
@@ -336,7 +340,7 @@ def candidate_moves(board: FastBoard, pass_threshold: float) -> array[int]:
         e = ns[3]
         if p != ko and not (color[a] and color[b] and color[d] and color[e]):
             moves.append(p)  # an empty neighbour: legal
-        elif is_legal(p, c, ko, color, head, plib, nb):
+        elif is_legal(p, c, ko, color, head, lkey, nb):
             moves.append(p)
     if board.passes or len(moves) <= len(board.geo.points) * pass_threshold:
         moves.append(PASS)

@@ -1,23 +1,25 @@
 """Tactical questions about chains that the playouts and the priors ask (pure).
 
-Owns the answers that need a walk along a chain: its one liberty when it is in
-atari, how many liberties it has, whether a move is legal or a self-atari,
-which moves save a chain in atari (moved here from the playout module so that
-the priors need no private names of it), the vital point of a three-point eye
-space (:func:`nakade_point`).  Each takes the board's lists (``color``,
-``head``, ``nxt``, ``plib``, ``csize`` of
-:class:`~engines.mcts.fastboard.FastBoard`) rather than the board, because
-the playout loops hold them in local names already and call these in their
-inner loop.  Callers skip the walk where the pseudo-liberty count settles the
-question: a chain in atari has at most four pseudo-liberties, and a lone stone
-has as many pseudo-liberties as liberties.
+Owns the answers about chains: its one liberty when it is in atari, how many
+liberties it has, whether a move is legal or a self-atari, which moves save a
+chain in atari (moved here from the playout module so that the priors need no
+private names of it), the vital point of a three-point eye space
+(:func:`nakade_point`).  Each takes the board's lists (``color``, ``head``,
+``nxt``, ``lkey``, ``csize`` of :class:`~engines.mcts.fastboard.FastBoard`)
+rather than the board, because the playout loops hold them in local names
+already and call these in their inner loop.  Compiled, whether a chain has
+one liberty, and which, needs no walk: the board keeps per chain the count,
+the sum and the sum of squares of its pseudo-liberties in one number (its
+liberty key, see :data:`~engines.mcts.fastboard.LIB_COUNT`), and
+:func:`one_liberty` reads the answer from it.  Interpreted, ``lkey`` holds
+the count alone and the chains are walked (:func:`walk_liberty`): the
+functions branch on :data:`~engines.mcts.fastboard.NATIVE`, with the same
+answers.  Callers skip both where the count settles the question: a chain in
+atari has at most four pseudo-liberties, and a lone stone has as many
+pseudo-liberties as liberties.
 
-(Keeping, per chain, the sum and the sum of squares of its pseudo-liberties
-answers "in atari, and where" in O(1), but on 9x9 in CPython the upkeep at
-every stone placed costs about what the walks cost: a playout built on it
-(with the three local rules gathered in one pass) measured 3% slower on the
-empty board and 6-7% slower in the midgame in an A/B against these walks, so
-the walks stay.)
+(In 2026-11 the keys measured 6-7% slower than the walks in CPython, where
+every addition to a key above 2 ** 30 allocates; compiled, faster.)
 
 One question needs moves played: whether a chain in atari dies in a ladder
 (:func:`ladder_caught`, :func:`extension_dies`), which the priors ask of
@@ -32,12 +34,56 @@ from typing import TYPE_CHECKING, Final
 from librt.vecs import vec
 from mypy_extensions import i64
 
+from engines.mcts.fastboard import (
+    KEY_2,
+    KEY_5,
+    KEY_9,
+    LIB_COUNT,
+    LIB_MASK,
+    LIB_SHIFT,
+    NATIVE,
+    SQUARES_MASK,
+    point_key,
+)
+
 if TYPE_CHECKING:
     from engines.mcts.fastboard import FastBoard
 
 
-def lone_liberty(h: i64, color: vec[i64], nxt: vec[i64], nb: vec[vec[i64]]) -> i64:
-    """The liberty of chain ``h`` if it has exactly one, else 0."""
+def one_liberty(key: i64) -> i64:
+    """The one liberty of a chain whose liberty key is ``key`` (see
+    :data:`~engines.mcts.fastboard.LIB_COUNT`); 0 if it has none or more than one.
+
+    The n pseudo-liberties are all the same point exactly when n times the sum
+    of their squares equals their sum squared (Cauchy-Schwarz); the point is
+    then the sum over n.
+    """
+    n: i64
+    total: i64
+    if key < KEY_2:
+        return key & LIB_MASK  # one pseudo-liberty (none: the key is 0)
+    n = key >> LIB_COUNT
+    total = key & LIB_MASK
+    if n * (key >> LIB_SHIFT & SQUARES_MASK) == total * total:
+        return total // n
+    return 0
+
+
+def lone_liberty(h: i64, color: vec[i64], nxt: vec[i64], lkey: vec[i64], nb: vec[vec[i64]]) -> i64:
+    """The liberty of chain ``h`` if it has exactly one, else 0.
+
+    Compiled, read from its liberty key (:func:`one_liberty`); interpreted, where
+    ``lkey`` holds only counts (see :data:`~engines.mcts.fastboard.LIB_COUNT`),
+    by a walk along the chain (:func:`walk_liberty`).
+    """
+    if NATIVE:
+        return one_liberty(lkey[h])
+    return walk_liberty(h, color, nxt, nb)
+
+
+def walk_liberty(h: i64, color: vec[i64], nxt: vec[i64], nb: vec[vec[i64]]) -> i64:
+    """The liberty of chain ``h`` if it has exactly one, else 0, by a walk along
+    the chain (what the interpreted core asks: see :func:`lone_liberty`)."""
     lib: i64
     s: i64
     q: i64
@@ -55,12 +101,30 @@ def lone_liberty(h: i64, color: vec[i64], nxt: vec[i64], nb: vec[vec[i64]]) -> i
 
 
 def has_two_liberties(
-    h: i64, color: vec[i64], nxt: vec[i64], nb: vec[vec[i64]], besides: i64
+    h: i64,
+    color: vec[i64],
+    head: vec[i64],
+    nxt: vec[i64],
+    lkey: vec[i64],
+    nb: vec[vec[i64]],
+    besides: i64,
 ) -> bool:
-    """True if chain ``h`` has at least two liberties other than ``besides``."""
+    """True if chain ``h`` has at least two liberties other than the empty point ``besides``.
+
+    Compiled: without ``besides`` (as often as the chain has stones next to it)
+    among its pseudo-liberties, the chain has two liberties unless what is left
+    is one point.  Interpreted: a walk along the chain.
+    """
+    m: i64
+    key: i64
     first: i64
     s: i64
     q: i64
+    if NATIVE:
+        ns = nb[besides]  # indexed: unpacking a vec row would box it
+        m = (head[ns[0]] == h) + (head[ns[1]] == h) + (head[ns[2]] == h) + (head[ns[3]] == h)
+        key = lkey[h] - m * point_key(besides)
+        return key != 0 and not one_liberty(key)
     first = 0
     s = h
     while True:
@@ -80,7 +144,7 @@ def is_legal(
     ko: i64,
     color: vec[i64],
     head: vec[i64],
-    plib: vec[i64],
+    lkey: vec[i64],
     nb: vec[vec[i64]],
 ) -> bool:
     """Legality of an empty point ``p`` for ``c`` (ko and suicide)."""
@@ -99,6 +163,7 @@ def is_legal(
     b = ns[1]
     d = ns[2]
     e = ns[3]
+    key5: i64 = KEY_5 if NATIVE else 5  # (keys compiled, counts interpreted: see LIB_COUNT)
     for q in nb[p]:  # (a, b, d, e), without building a tuple
         cq = color[q]
         if not cq:
@@ -106,11 +171,14 @@ def is_legal(
         if cq == 3:
             continue
         h = head[q]
-        lq = plib[h]
-        if lq > 4:
-            full = False
-        else:
-            full = lq == (head[a] == h) + (head[b] == h) + (head[d] == h) + (head[e] == h)
+        lq = lkey[h]  # (compared as its count: see LIB_COUNT)
+        if lq >= key5:  # liberties besides p: a friend keeps one, an enemy is not taken
+            if cq == c:
+                return True
+            continue
+        full = (lq >> LIB_COUNT if NATIVE else lq) == (head[a] == h) + (head[b] == h) + (
+            head[d] == h
+        ) + (head[e] == h)
         if (cq != c) == full:
             return True
     return False
@@ -122,11 +190,15 @@ def self_atari(
     color: vec[i64],
     head: vec[i64],
     nxt: vec[i64],
-    plib: vec[i64],
+    lkey: vec[i64],
     csize: vec[i64],
     nb: vec[vec[i64]],
 ) -> bool:
-    """True if ``c`` at ``p`` joins a chain left with one liberty and captures nothing."""
+    """True if ``c`` at ``p`` joins a chain left with one liberty and captures nothing.
+
+    Compiled, the liberties are read from the keys; interpreted, where ``lkey``
+    holds counts, the chains are walked (see :data:`~engines.mcts.fastboard.LIB_COUNT`).
+    """
     o: i64
     q: i64
     cq: i64
@@ -137,25 +209,42 @@ def self_atari(
     lib: i64
     h1: i64
     h2: i64
+    m: i64
+    key: i64
     o = 3 - c
     lib = 0  # the one liberty seen so far (0: none): a second one means no atari
-    for q in nb[p]:
-        cq = color[q]
-        if not cq:
-            if lib:
-                return False  # two empty neighbours
-            lib = q
-        elif cq == o:
-            h = head[q]
-            lq = plib[h]
-            # a lone stone has as many pseudo-liberties as liberties
-            if lq == 1 or (lq <= 4 and csize[h] > 1 and lone_liberty(h, color, nxt, nb) == p):
-                return False  # it captures: liberties come back
-        elif cq == c and plib[head[q]] > 8:
-            return False  # at least three distinct liberties, so two besides p
+    if NATIVE:
+        for q in nb[p]:
+            cq = color[q]
+            if not cq:
+                if lib:
+                    return False  # two empty neighbours
+                lib = q
+            elif cq == o:
+                h = head[q]
+                lq = lkey[h]  # (compared as its count: see LIB_COUNT)
+                # a lone stone has as many pseudo-liberties as liberties
+                if lq < KEY_2 or (lq < KEY_5 and csize[h] > 1 and one_liberty(lq) == p):
+                    return False  # it captures: liberties come back
+            elif cq == c and lkey[head[q]] >= KEY_9:
+                return False  # at least three distinct liberties, so two besides p
+    else:
+        for q in nb[p]:
+            cq = color[q]
+            if not cq:
+                if lib:
+                    return False
+                lib = q
+            elif cq == o:
+                h = head[q]
+                lq = lkey[h]
+                if lq == 1 or (lq <= 4 and csize[h] > 1 and walk_liberty(h, color, nxt, nb) == p):
+                    return False
+            elif cq == c and lkey[head[q]] > 8:
+                return False
     joined = False
-    # a chain met at several neighbours is walked once (a second walk finds no
-    # liberty the first did not: each would have been ``lib`` or ended the walk)
+    # a chain met at several neighbours is asked once (asking again finds no
+    # liberty the first time did not: each would have been ``lib`` or ended it)
     h1 = h2 = 0
     for q in nb[p]:
         if color[q] == c:
@@ -167,16 +256,35 @@ def self_atari(
                 h1 = h
             else:
                 h2 = h
-            s = h
-            while True:
-                for r in nb[s]:
-                    if not color[r] and r != p and r != lib:
+            if NATIVE:
+                # the chain's pseudo-liberties but p (as often as it has stones next to p)
+                ns = nb[p]  # indexed: unpacking a vec row would box it
+                m = (
+                    (head[ns[0]] == h)
+                    + (head[ns[1]] == h)
+                    + (head[ns[2]] == h)
+                    + (head[ns[3]] == h)
+                )
+                key = lkey[h] - m * point_key(p)
+                if key:
+                    r = one_liberty(key)
+                    if not r:
+                        return False  # two liberties besides p
+                    if r != lib:
                         if lib:
                             return False
                         lib = r
-                s = nxt[s]
-                if s == h:
-                    break
+            else:
+                s = h
+                while True:
+                    for r in nb[s]:
+                        if not color[r] and r != p and r != lib:
+                            if lib:
+                                return False
+                            lib = r
+                    s = nxt[s]
+                    if s == h:
+                        break
     return joined
 
 
@@ -235,7 +343,7 @@ def saving_moves(
     color: vec[i64],
     head: vec[i64],
     nxt: vec[i64],
-    plib: vec[i64],
+    lkey: vec[i64],
     nb: vec[vec[i64]],
     out: list[int],
 ) -> None:
@@ -247,39 +355,57 @@ def saving_moves(
     their: i64
     gained: i64
     cq: i64
-    first: i64
+    asked: i64
     o = 3 - c
-    # Opponent chains already asked (a chain touches ours at many stones): the
-    # first in a local, the others in a list made only when there are others.
-    first = 0
+    # A chain touches ours at many stones.  Compiled, asking it again (O(1): see
+    # one_liberty) finds the liberty already in ``out``, so only the last chain
+    # asked is skipped; interpreted, where asking is a walk, every chain asked is:
+    # the first in ``asked``, the others in a list made only when there are others.
+    asked = 0
     seen: list[int] | None = None
     s = h
-    while True:
-        for q in nb[s]:
-            if color[q] == o:
-                hq = head[q]
-                if plib[hq] <= 4 and hq != first:
-                    if not first:
-                        first = hq
-                    elif seen is None:
-                        seen = [hq]
-                    elif hq in seen:
-                        continue
-                    else:
-                        seen.append(hq)
-                    their = lone_liberty(hq, color, nxt, nb)
-                    if their and their not in out:
-                        out.append(their)
-        s = nxt[s]
-        if s == h:
-            break
+    if NATIVE:
+        while True:
+            for q in nb[s]:
+                if color[q] == o:
+                    hq = head[q]
+                    if hq != asked and lkey[hq] < KEY_5:
+                        asked = hq
+                        their = one_liberty(lkey[hq])
+                        if their and their not in out:
+                            out.append(their)
+            s = nxt[s]
+            if s == h:
+                break
+    else:
+        while True:
+            for q in nb[s]:
+                if color[q] == o:
+                    hq = head[q]
+                    if lkey[hq] <= 4 and hq != asked:
+                        if not asked:
+                            asked = hq
+                        elif seen is None:
+                            seen = [hq]
+                        elif hq in seen:
+                            continue
+                        else:
+                            seen.append(hq)
+                        their = walk_liberty(hq, color, nxt, nb)
+                        if their and their not in out:
+                            out.append(their)
+            s = nxt[s]
+            if s == h:
+                break
     # Extending at the liberty helps when it leaves at least two liberties.
     gained = 0
     for q in nb[lib]:
         cq = color[q]
         if not cq:
             gained += 1
-        elif cq == c and head[q] != h and has_two_liberties(head[q], color, nxt, nb, lib):
+        elif (
+            cq == c and head[q] != h and has_two_liberties(head[q], color, head, nxt, lkey, nb, lib)
+        ):
             gained += 2
     if gained >= 2:
         out.append(lib)
@@ -426,7 +552,7 @@ def ladder_caught(board: FastBoard, p: i64) -> bool:
     does not count), and so on.  Reads on copies; ``board`` is unchanged.
     """
     h = board.head[p]
-    lib = lone_liberty(h, board.color, board.nxt, board.geo.neighbours)
+    lib = lone_liberty(h, board.color, board.nxt, board.lkey, board.geo.neighbours)
     if not lib or _captures_out(board, h):
         return False
     return _extension_dies(board, h, lib, LADDER_DEPTH)
@@ -444,13 +570,17 @@ def extension_dies(board: FastBoard, p: i64, lib: i64) -> bool:
 
 def _captures_out(board: FastBoard, h: i64) -> bool:
     """True if chain ``h`` touches an opponent chain in atari."""
-    color, head, nxt, plib = board.color, board.head, board.nxt, board.plib
+    color, head, nxt, lkey = board.color, board.head, board.nxt, board.lkey
     nb = board.geo.neighbours
     a = 3 - color[h]
     s = h
     while True:
         for q in nb[s]:
-            if color[q] == a and plib[head[q]] <= 4 and lone_liberty(head[q], color, nxt, nb):
+            if (
+                color[q] == a
+                and lkey[head[q]] < (KEY_5 if NATIVE else 5)
+                and lone_liberty(head[q], color, nxt, lkey, nb)
+            ):
                 return True
         s = nxt[s]
         if s == h:
@@ -465,7 +595,7 @@ def _extension_dies(board: FastBoard, h: i64, lib: i64, depth: i64) -> bool:
         return False
     ko = board.ko if board.ko_colour == d else 0
     color, head, nxt = board.color, board.head, board.nxt
-    if not is_legal(lib, d, ko, color, head, board.plib, nb):
+    if not is_legal(lib, d, ko, color, head, board.lkey, nb):
         return True
     if liberties_after(lib, d, color, head, nxt, nb) == 3:
         return False  # three liberties without counting captures: no copy needed to see it
@@ -476,7 +606,7 @@ def _extension_dies(board: FastBoard, h: i64, lib: i64, depth: i64) -> bool:
         return len(libs) < 2
     for i, x in enumerate(libs):
         ko = after.ko if after.ko_colour == a else 0
-        if not is_legal(x, a, ko, after.color, after.head, after.plib, nb):
+        if not is_legal(x, a, ko, after.color, after.head, after.lkey, nb):
             continue
         # after the atari at x the chain runs at the other liberty: three or more
         # liberties there besides x (captures only add more) and it escapes
@@ -485,14 +615,14 @@ def _extension_dies(board: FastBoard, h: i64, lib: i64, depth: i64) -> bool:
         if liberties_after(y, d, color, head, nxt, nb, 4) == 4:
             continue
         if liberties_after(x, a, color, head, nxt, nb, 2) < 2 and not any(
-            color[q] == d and lone_liberty(head[q], color, nxt, nb) == x for q in nb[x]
+            color[q] == d and lone_liberty(head[q], color, nxt, after.lkey, nb) == x for q in nb[x]
         ):
             continue  # the attacking stone, capturing nothing, could be taken at once
         # the last atari to try is played on ``after`` itself: nothing needs it afterwards
         attack = after.copy() if i == 0 else after
         attack.play_known(x, a)
         hd = attack.head[lib]
-        rest = lone_liberty(hd, attack.color, attack.nxt, nb)
+        rest = lone_liberty(hd, attack.color, attack.nxt, attack.lkey, nb)
         if rest and not _captures_out(attack, hd) and _extension_dies(attack, hd, rest, depth - 1):
             return True
     return False

@@ -10,7 +10,12 @@ import pytest
 from engines.mcts.fastboard import (
     BLACK,
     EMPTY,
+    LIB_COUNT,
+    LIB_MASK,
+    LIB_SHIFT,
+    NATIVE,
     PASS,
+    SQUARES_MASK,
     WHITE,
     FastBoard,
     IllegalPlay,
@@ -18,6 +23,7 @@ from engines.mcts.fastboard import (
     score_terminal,
 )
 from engines.mcts.policy import playout_light
+from engines.mcts.tactics import has_two_liberties, lone_liberty
 from gtp.board import Board
 from gtp.vertex import Colour, parse_vertex
 
@@ -41,7 +47,7 @@ def fast_from(diagram: str, to_move: int = BLACK) -> FastBoard:
 
 
 def assert_consistent(board: FastBoard, *, patterns: bool = True) -> None:
-    """Chains, pseudo-liberties, the empty list and 3x3 codes match a recount."""
+    """Chains, liberty keys, the empty list and 3x3 codes match a recount."""
     color = board.color
     nb = board.geo.neighbours
     seen: set[int] = set()
@@ -59,7 +65,20 @@ def assert_consistent(board: FastBoard, *, patterns: bool = True) -> None:
         assert {board.head[s] for s in chain} == {head}
         assert sorted(board.chain(p)) == sorted(chain)
         assert board.csize[head] == len(chain)
-        assert board.plib[head] == sum(1 for s in chain for q in nb[s] if color[q] == EMPTY)
+        pseudo = [q for s in chain for q in nb[s] if color[q] == EMPTY]
+        key = board.lkey[head]
+        if NATIVE:  # the liberty key
+            assert key >> LIB_COUNT == len(pseudo)
+            assert key & LIB_MASK == sum(pseudo)
+            assert key >> LIB_SHIFT & SQUARES_MASK == sum(q * q for q in pseudo)
+        else:  # interpreted, the count alone
+            assert key == len(pseudo)
+        libs = set(pseudo)
+        lone = min(libs) if len(libs) == 1 else 0
+        assert lone_liberty(head, color, board.nxt, board.lkey, nb) == lone
+        for x in libs:
+            two = has_two_liberties(head, color, board.head, board.nxt, board.lkey, nb, x)
+            assert two == (len(libs) > 2)
     assert sorted(board.empties) == [p for p in board.geo.points if color[p] == EMPTY]
     assert all(board.epos[p] == i for i, p in enumerate(board.empties))
     if patterns:
@@ -109,6 +128,20 @@ def test_random_games_match_the_reference_board(size: int, seed: int) -> None:
     assert_same(fast, ref)
     black, white = ref.area_counts()
     assert fast.area_score() == black - white
+
+
+@pytest.mark.parametrize("size", [19, 25])
+def test_liberty_keys_stay_exact_on_big_boards(size: int) -> None:
+    """The keys' parts stay apart on the biggest boards (see LIB_COUNT): random legal
+    plays, the light playout's moves, with captures, checked against a recount."""
+    rng = random.Random(size)
+    board = FastBoard(size)
+    for _ in range(3):
+        for _ in range(size * size):
+            playout_light(board, rng.random, 1)
+        assert_consistent(board, patterns=False)
+    stones = sum(1 for p in board.geo.points if board.color[p])
+    assert stones > size * size // 2
 
 
 def _hash_of(board: FastBoard) -> int:

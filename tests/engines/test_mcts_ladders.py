@@ -40,11 +40,11 @@ def board_of(diagram: str, to_move: int) -> FastBoard:
 
 def test_a_ladder_without_a_breaker_is_read_to_the_end() -> None:
     board = board_of(LADDER, BLACK)
-    before = (board.color[:], board.plib[:], board.hash, board.to_move)
+    before = (board.color[:], board.lkey[:], board.hash, board.to_move)
     d5 = board.geo.index((5, 3))
     assert ladder_caught(board, d5)
     assert extension_dies(board, board.head[d5], board.geo.index((5, 4)))
-    assert (board.color, board.plib, board.hash, board.to_move) == before  # read on copies
+    assert (board.color, board.lkey, board.hash, board.to_move) == before  # read on copies
 
 
 def test_a_black_stone_in_the_ladders_path_breaks_it() -> None:

@@ -39,7 +39,7 @@ def refused_by_default(board: FastBoard, p: int, colour: int) -> bool:
         board.color,
         board.head,
         board.nxt,
-        board.plib,
+        board.lkey,
         board.csize,
         board.geo.neighbours,
     )

@@ -37,7 +37,7 @@ def at(board: FastBoard, vertex: str) -> int:
 
 def is_self_atari(board: FastBoard, p: int) -> bool:
     b = board
-    return self_atari(p, WHITE, b.color, b.head, b.nxt, b.plib, b.csize, b.geo.neighbours)
+    return self_atari(p, WHITE, b.color, b.head, b.nxt, b.lkey, b.csize, b.geo.neighbours)
 
 
 def is_sacrifice(board: FastBoard, p: int) -> bool:
@@ -96,7 +96,7 @@ def test_filling_a_seki_with_a_big_inner_chain_is_no_sacrifice() -> None:
     seki = fast_from(SEKI, to_move=BLACK)
     e5 = seki.geo.index((4, 4))
     b = seki
-    assert self_atari(e5, BLACK, b.color, b.head, b.nxt, b.plib, b.csize, b.geo.neighbours)
+    assert self_atari(e5, BLACK, b.color, b.head, b.nxt, b.lkey, b.csize, b.geo.neighbours)
     assert not atari_sacrifice(e5, BLACK, b.color, b.head, b.nxt, b.csize, b.geo.neighbours)
 
 
