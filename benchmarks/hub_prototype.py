@@ -43,6 +43,13 @@ reference's p99 in the same round, medians: inline 1.97x, tasks 2.42x, fdwait
 22.6 us against the reference's 5.6.  So the way the pipes are waited on
 decides most of the tail (fdwait against tasks, the same thin game: 17% more
 CPU, 1.6x the p99), and the arena's layers above the pipe double its CPU.
+But a hub alone does not shorten the arena's own tail: the arena with its
+client waiting through one edge-triggered epoll set per run instead of a
+``wait_readable`` per pipe (branch ``hub-experiment``, ``GTP_HUB=1``) gave, in
+``harness_latency.py --slots 64`` runs alternating with and without it, p99s of
+9.3 and 14.1 ms against 9.1 and 7.1 ms (the reference's 1.3-1.9 ms), the same
+22-24 us of CPU a round trip and 6% more games a second.  Within 2x needs the
+whole way of a move as thin as this script's, not only the wait.
 (Pipelined commands make the p50s meaningless: an engine reads the ``genmove``
 after a ``play`` at once, a gap of microseconds; the arena's gaps in
 ``harness_latency.py`` have the same property.)
