@@ -8,13 +8,28 @@ before it uses them.  Every failure (mypyc missing or rejecting the code, no C
 compiler) is reported and skipped: the install succeeds, and the engine runs
 the same ``.py`` files (see :mod:`engines.mcts.core`).  ``ARENA_MCTS_PURE=1``
 at install time skips the compilation.
+
+Where the C compiler is GCC the build is profile-guided: the extensions are
+first built instrumented (``-fprofile-generate``), a short search in a
+separate process (:data:`TRAINING`: the default configuration on the empty
+board and in a middle game, and brief runs of the other playout policies,
+selections and the graph, about ten seconds) records which branches are
+taken, and they are built again from those counts (``-fprofile-use``).  The
+same code and the same trees; about 6% more simulations a second on this
+project's 2-core machine (2026-11-29).  Any failure there falls back to the
+plain build; ``ARENA_MCTS_NO_PGO=1`` skips it.  ``-fno-semantic-interposition``
+lets the compiler inline the small tactics functions the playout calls
+across modules (they live in one shared library).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -27,6 +42,50 @@ ROOT = Path(__file__).resolve().parent
 # install's finder only knows the project's packages, not top-level modules).
 GROUP = "engines.mcts._core"
 PLACEHOLDER = Extension(f"{GROUP}__placeholder", sources=[])
+NO_PGO_ENV = "ARENA_MCTS_NO_PGO"
+# Every build: calls between the modules of the one shared library may be inlined.
+COMMON_FLAGS = ["-fno-semantic-interposition"]
+PROFILE_GENERATE = ["-fprofile-generate", "-fprofile-update=single"]
+PROFILE_USE = [
+    "-fprofile-use",
+    "-fprofile-correction",
+    "-Wno-missing-profile",
+    "-Wno-error=coverage-mismatch",
+]
+# The profile's workload: what the engine spends its time on, by simulation
+# counts (not time) so that every build trains alike.
+TRAINING = """
+import sys
+from engines.mcts.fastboard import NATIVE, FastBoard
+from engines.mcts.search import Search, SearchConfig
+
+if not NATIVE:
+    sys.exit("the compiled core was not loaded")
+board = FastBoard(9)
+search = Search(SearchConfig(), 1)
+for _ in range(24):  # a middle game, the engine's own moves
+    search.set_position(board, 7.5)
+    search.simulate(150)
+    board.play(search.decide(allow_resign=False).move)
+for position in (FastBoard(9), board):
+    search = Search(SearchConfig(), 2)
+    search.set_position(position, 7.5)
+    search.simulate(12000)
+others = (
+    SearchConfig(policy="light", rave="off", priors="none"),
+    SearchConfig(policy="ladders"),
+    SearchConfig(policy="strict"),
+    SearchConfig(policy="lgrf"),
+    SearchConfig(selection="puct"),
+    SearchConfig(rave="k"),
+    SearchConfig(structure="graph"),
+)
+for config in others:
+    for position in (FastBoard(9), board):
+        search = Search(config, 3)
+        search.set_position(position, 7.5)
+        search.simulate(1500)
+"""
 
 
 def load_core() -> ModuleType:
@@ -95,7 +154,7 @@ class BuildCore(build_ext):  # type: ignore[misc]
             for extension in self.extensions:
                 Path(self.get_ext_fullpath(extension.name)).unlink(missing_ok=True)
         if self.extensions:
-            super().run()
+            self.build_core(core, made)
         if self.extensions and all(path.is_file() for path in made):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(self.core_digest + "\n")
@@ -103,6 +162,97 @@ class BuildCore(build_ext):  # type: ignore[misc]
         else:
             target.unlink(missing_ok=True)
             say("compiled core not built: the engine runs pure Python")
+
+    def build_core(self, core: ModuleType, made: list[Path]) -> None:
+        """Build the extensions, profile-guided where the compiler is GCC (see the module doc)."""
+        base = [(list(e.extra_compile_args), list(e.extra_link_args)) for e in self.extensions]
+
+        def flags(compile_flags: list[str], link_flags: list[str]) -> None:
+            for ext, (compile_args, link_args) in zip(self.extensions, base, strict=True):
+                ext.extra_compile_args = compile_args + COMMON_FLAGS + compile_flags
+                ext.extra_link_args = link_args + link_flags
+
+        compiler = self.compiler  # run() replaces the name with the compiler it made
+
+        def build() -> None:
+            self.compiler = compiler
+            self.force = True
+            super(BuildCore, self).run()
+
+        reason = self.no_profile_reason()
+        if reason is None:
+            inplace, self.inplace = self.inplace, False
+            try:
+                for stale in Path(self.build_temp).rglob("*.gcda"):
+                    stale.unlink()
+                flags(PROFILE_GENERATE, ["-fprofile-generate"])
+                build()
+                self.train(core, made)
+                flags(PROFILE_USE, [])
+                for path in made:
+                    path.unlink(missing_ok=True)
+                self.inplace = inplace
+                build()
+                say("profile-guided build (gcc -fprofile-use)")
+                return
+            except Exception as error:  # any failure: the plain build
+                reason = f"failed ({error})"
+            finally:
+                self.inplace = inplace
+        say(f"profile-guided build skipped: {reason}")
+        flags([], [])
+        for path in made:
+            path.unlink(missing_ok=True)
+        build()
+
+    def no_profile_reason(self) -> str | None:
+        if os.environ.get(NO_PGO_ENV, "") not in ("", "0"):
+            return f"{NO_PGO_ENV} is set"
+        from setuptools._distutils.ccompiler import new_compiler
+        from setuptools._distutils.sysconfig import customize_compiler
+
+        made_compiler = new_compiler(compiler=self.compiler)
+        customize_compiler(made_compiler)
+        program = getattr(made_compiler, "compiler_so", ["cc"])[0]
+        try:
+            version = subprocess.run(
+                [program, "--version"], capture_output=True, text=True, timeout=30
+            ).stdout
+        except (OSError, subprocess.SubprocessError) as error:
+            return f"cannot ask the compiler ({error})"
+        if "Free Software Foundation" not in version:
+            return f"the compiler ({program}) is not GCC"
+        return None
+
+    def train(self, core: ModuleType, made: list[Path]) -> None:
+        """Run :data:`TRAINING` against the instrumented extensions (in a scratch copy)."""
+        with tempfile.TemporaryDirectory() as scratch:
+            for package in ("engines", "gtp"):
+                shutil.copytree(
+                    ROOT / package,
+                    Path(scratch, package),
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__", core.DIGEST_FILE),
+                )
+            folder = Path(scratch, "engines", "mcts")
+            group = Path(self.build_lib, self.get_ext_filename(f"{GROUP}__mypyc"))
+            for path in [*made, group]:
+                shutil.copy2(path, folder / path.name)
+            (folder / core.DIGEST_FILE).write_text(self.core_digest + "\n")
+            env = {k: v for k, v in os.environ.items() if k not in (core.PURE_ENV, "PYTHONPATH")}
+            env["PYTHONPATH"] = scratch
+            result = subprocess.run(
+                [sys.executable, "-c", TRAINING],
+                cwd=scratch,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            if result.returncode:
+                last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+                raise RuntimeError(f"the training run failed: {last}")
+        if not any(Path(self.build_temp).rglob("*.gcda")):
+            raise RuntimeError("the training run left no profile")
 
 
 def main() -> None:
