@@ -238,8 +238,12 @@ class BuildCore(build_ext):  # type: ignore[misc]
             for path in [*made, group]:
                 shutil.copy2(path, folder / path.name)
             (folder / core.DIGEST_FILE).write_text(self.core_digest + "\n")
-            env = {k: v for k, v in os.environ.items() if k not in (core.PURE_ENV, "PYTHONPATH")}
-            env["PYTHONPATH"] = scratch
+            env = {k: v for k, v in os.environ.items() if k != core.PURE_ENV}
+            # the scratch copy first; the rest as the build has it (pip's build
+            # environment, where the core's runtime, librt, may be the only one)
+            env["PYTHONPATH"] = os.pathsep.join(
+                [scratch, *filter(None, [os.environ.get("PYTHONPATH")])]
+            )
             result = subprocess.run(
                 [sys.executable, "-c", TRAINING],
                 cwd=scratch,
