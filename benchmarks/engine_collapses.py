@@ -31,8 +31,9 @@ seeds a position): the default solved 34/144 at 3,000 simulations and 53/144 at
 10,000, which won 84% of its games against 68%; ``--policy strict`` 44/144 and
 ``--policy lgrf`` 36/144.  Strict's lead here (also 35/120 against 29/120 on 30
 positions of one row, 4 seeds) never showed in games (135/200 against the
-default's 68%): either one row was unlucky or these positions reward something
-the games do not, which a second strict row would tell.  A fresh tree is not
+default's 68%), and a second strict row (086945a, 2026-11-29) won 116/200 = 58%:
+these positions reward something the games do not, so they rank candidates
+for a row but cannot stand in for one.  A fresh tree is not
 what a game gives the engine (it reuses the tree between moves), and GNU Go's
 estimate is an estimate.
 
