@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent
 GROUP = "engines.mcts._core"
 PLACEHOLDER = Extension(f"{GROUP}__placeholder", sources=[])
 NO_PGO_ENV = "ARENA_MCTS_NO_PGO"
-# Every build: calls between the modules of the one shared library may be inlined.
+# Every GCC build: calls between the modules of the one shared library may be inlined.
 COMMON_FLAGS = ["-fno-semantic-interposition"]
 PROFILE_GENERATE = ["-fprofile-generate", "-fprofile-update=single"]
 PROFILE_USE = [
@@ -167,9 +167,12 @@ class BuildCore(build_ext):  # type: ignore[misc]
         """Build the extensions, profile-guided where the compiler is GCC (see the module doc)."""
         base = [(list(e.extra_compile_args), list(e.extra_link_args)) for e in self.extensions]
 
+        not_gcc = self.not_gcc()  # GCC's flags only for GCC (clang's may differ)
+        common = COMMON_FLAGS if not_gcc is None else []
+
         def flags(compile_flags: list[str], link_flags: list[str]) -> None:
             for ext, (compile_args, link_args) in zip(self.extensions, base, strict=True):
-                ext.extra_compile_args = compile_args + COMMON_FLAGS + compile_flags
+                ext.extra_compile_args = compile_args + common + compile_flags
                 ext.extra_link_args = link_args + link_flags
 
         compiler = self.compiler  # run() replaces the name with the compiler it made
@@ -179,7 +182,8 @@ class BuildCore(build_ext):  # type: ignore[misc]
             self.force = True
             super(BuildCore, self).run()
 
-        reason = self.no_profile_reason()
+        skip = os.environ.get(NO_PGO_ENV, "") not in ("", "0")
+        reason = f"{NO_PGO_ENV} is set" if skip else not_gcc
         if reason is None:
             inplace, self.inplace = self.inplace, False
             try:
@@ -205,9 +209,8 @@ class BuildCore(build_ext):  # type: ignore[misc]
             path.unlink(missing_ok=True)
         build()
 
-    def no_profile_reason(self) -> str | None:
-        if os.environ.get(NO_PGO_ENV, "") not in ("", "0"):
-            return f"{NO_PGO_ENV} is set"
+    def not_gcc(self) -> str | None:
+        """Why the C compiler is not GCC (None: it is)."""
         from setuptools._distutils.ccompiler import new_compiler
         from setuptools._distutils.sysconfig import customize_compiler
 
