@@ -178,6 +178,20 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
         "--policy",
         "no-nakade",
     ),
+    # The default search with the priors' base confidence three times the default (10):
+    # Gelly & Silver (2007) found MoGo's heuristic priors best at an equivalent
+    # experience near 50, where the default gives a shape or a capture 10.
+    "heuristic-rave-pv30": ("--rave", "mse", "--priors", "heuristic", "--prior-visits", "30"),
+    # The default search never resigning: every loss of the 086945a row was a resignation,
+    # some after the win rate fell from above 40% in one move.
+    "heuristic-rave-noresign": (
+        "--rave",
+        "mse",
+        "--priors",
+        "heuristic",
+        "--resign-threshold",
+        "0",
+    ),
 }
 DEFAULT_SIMS: Final = (1000, 3000)
 

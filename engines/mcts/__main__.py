@@ -268,7 +268,7 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=defaults.resign_threshold,
         metavar="W",
-        help="resign below this win rate (0: never resign)",
+        help="resign below this win rate (0: never resign; see --resign-moves)",
     )
     game.add_argument(
         "--resign-min-visits",
@@ -276,6 +276,13 @@ def _parser() -> argparse.ArgumentParser:
         default=defaults.resign_min_visits,
         metavar="N",
         help="root visits needed before resigning or claiming",
+    )
+    game.add_argument(
+        "--resign-moves",
+        type=int,
+        default=defaults.resign_moves,
+        metavar="N",
+        help="resign only when N of the player's moves in a row found the game lost",
     )
     game.add_argument(
         "--claim-threshold",
@@ -322,6 +329,7 @@ def options_from_args(argv: Sequence[str] | None = None) -> EngineOptions:
             noise_fraction=ns.noise,
             resign_threshold=ns.resign_threshold,
             resign_min_visits=ns.resign_min_visits,
+            resign_moves=ns.resign_moves,
             claim_threshold=ns.claim_threshold,
             reuse_tree=not ns.no_reuse_tree,
             pass_threshold=ns.pass_threshold,

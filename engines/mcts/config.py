@@ -43,8 +43,9 @@ class SearchConfig:
     temperature: float = 0.0  # 0: most visits; > 0: sample with visits ** (1 / temperature)
     dirichlet_alpha: float = 0.3
     noise_fraction: float = 0.0  # weight of Dirichlet noise in the root priors (0: off)
-    resign_threshold: float = 0.1  # resign when the best win rate is below this (0: never)
+    resign_threshold: float = 0.05  # resign when the best win rate is below this (0: never)
     resign_min_visits: int = 200  # ... and the root has at least this many visits
+    resign_moves: int = 3  # ... at this many of the player's moves in a row (the GTP engine)
     claim_threshold: float = 0.97  # gomill-genmove_ex claim: best win rate at least this
     reuse_tree: bool = True
     pass_threshold: float = 0.25  # offer PASS in the tree when at most this share is playable
@@ -101,6 +102,8 @@ class SearchConfig:
             raise ValueError("noise_fraction must be in 0..1 and dirichlet_alpha positive")
         if not 0 <= self.resign_threshold < 1 or not 0 < self.claim_threshold <= 1:
             raise ValueError("resign_threshold must be in 0..1, claim_threshold in (0, 1]")
+        if self.resign_moves < 1:
+            raise ValueError("resign_moves must be at least 1")
         if self.rave not in ("off", "k", "mse"):
             raise ValueError(f"unknown RAVE schedule {self.rave!r} (off, k or mse)")
         if not self.rave_k > 0 or not self.rave_bias >= 0 or not self.rave_exploration >= 0:

@@ -22,6 +22,10 @@ processor before it could read the command (its thread's run-queue wait in
 A move the search never reached (no simulation finished) is the best move
 by the priors, never a pass or a resignation while a legal move that fills
 no own eye remains; its explanation says so.
+It resigns only when its search has found the game lost (every well-searched
+move below ``--resign-threshold``, 5%) at ``--resign-moves`` (3) of its
+moves in a row, KataGo's rule: one search's verdict at a few thousand
+simulations is not enough.
 Each board size is warmed up (its tables built, the simulation time
 measured) before its first move, so that no clocked move pays for that.
 
@@ -50,6 +54,7 @@ from engines.mcts import core
 from engines.mcts.analysis import AnalyzeRequest, LiveAnalysis, parse_analyze_args
 from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard, geometry
 from engines.mcts.parallel import WorkerError, WorkerPool
+from engines.mcts.results import losing
 from engines.mcts.scoring import Status, chains_of, classify_chains
 from engines.mcts.search import RESIGN, Decision, Search, SearchConfig
 from engines.mcts.timecontrol import (
@@ -187,6 +192,9 @@ class MctsEngine:
     # read when a genmove arrives, is how long the engine was slow to read it
     _queue_mark: float | None = attrs.field(init=False, default=None)
     _status_cache: tuple[object, dict[Point, Status]] | None = attrs.field(init=False, default=None)
+    # per colour, how many of its latest genmoves in a row found the game lost
+    # (results.losing): it resigns at the search's ``resign_moves``-th
+    _losing_moves: dict[Colour, int] = attrs.field(init=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:
         self.game.on_new_game = self._new_game
@@ -232,6 +240,7 @@ class MctsEngine:
         """boardsize, clear_board or loadsgf: what this engine knew of the last game goes."""
         self._explanation = ""
         self._status_cache = None
+        self._losing_moves.clear()
         self._clock.reset(self._clock.settings)
         if self.size != self._warm_size:
             self.warm_up()
@@ -349,11 +358,27 @@ class MctsEngine:
         stop, stall = await self._run(
             search, playouts, soft, hard, minimum, unsure=unsure, received=received
         )
-        decision = search.decide(allow_resign=not cleanup)
+        decision = search.decide(allow_resign=self._resigns(colour, search, cleanup=cleanup))
         if cleanup and decision.move == PASS:
             decision = self._cleanup_move(search, fast, decision)
         planned = max(0.0, stop - received)
         return _Thought(decision, allowance, planned, margin, stall)
+
+    def _resigns(self, colour: Colour, search: Search, *, cleanup: bool) -> bool:
+        """Whether ``colour`` may resign now: its search has found the game lost at
+        this move and the ``resign_moves - 1`` before it (never while cleaning up).
+
+        One search's verdict is not enough: at a few thousand simulations the
+        estimate swings, and an opponent's mistake can turn a game the engine
+        had given up (the 3,000-simulation rows: see benchmarks/engine_strength.py).
+        """
+        config = search.config
+        search.flush()
+        if cleanup or not losing(search.root, config):
+            self._losing_moves[colour] = 0
+            return False
+        streak = self._losing_moves[colour] = self._losing_moves.get(colour, 0) + 1
+        return streak >= config.resign_moves
 
     def _in_main_time(self, colour: Colour) -> bool:
         """True if ``colour``'s clock is limited and in main time (its allowance is the clock's)."""

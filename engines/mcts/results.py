@@ -76,6 +76,21 @@ def line_from(node: Node, limit: int) -> list[int]:
     return line
 
 
+def losing(root: Node, config: SearchConfig) -> bool:
+    """Whether the search below ``root`` finds the game lost: every move searched
+    about as much as the best (at least a quarter of its visits) wins less often
+    than ``resign_threshold``, with ``resign_min_visits`` at the root."""
+    return _losing(root, root_stats(root), config)
+
+
+def _losing(root: Node, stats: Sequence[MoveStats], config: SearchConfig) -> bool:
+    if not stats or config.resign_threshold <= 0 or root.visits < config.resign_min_visits:
+        return False
+    floor = max(1, stats[0].visits // 4)
+    contenders = [s.win_rate for s in stats if s.visits >= floor]
+    return max(contenders) < config.resign_threshold
+
+
 def decide(
     root: Node, config: SearchConfig, rnd: Callable[[], float], *, allow_resign: bool
 ) -> Decision:
@@ -87,13 +102,7 @@ def decide(
         moves, priors = root_priors(root)
         return best_by_priors(moves, priors, root.visits)
     best = stats[0]
-    contenders = [s.win_rate for s in stats if s.visits >= max(1, best.visits // 4)]
-    if (
-        allow_resign
-        and config.resign_threshold > 0
-        and root.visits >= config.resign_min_visits
-        and max(contenders) < config.resign_threshold
-    ):
+    if allow_resign and _losing(root, stats, config):
         pv = tuple(line_from(root, PV_LENGTH))
         return Decision(RESIGN, best.win_rate, root.visits, pv, False)
     chosen = best

@@ -655,10 +655,41 @@ def test_help_lists_the_knobs() -> None:
 
 
 @pytest.mark.parametrize(
-    "args", [["--playouts", "lots"], ["--policy", "heavy"], ["--expand-threshold", "0"]]
+    "args",
+    [
+        ["--playouts", "lots"],
+        ["--policy", "heavy"],
+        ["--expand-threshold", "0"],
+        ["--resign-moves", "0"],
+    ],
 )
 def test_bad_options_are_one_clear_error(args: list[str]) -> None:
     result = subprocess.run([*ENGINE, *args], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert "error:" in result.stderr.splitlines()[-1]
+
+
+def _set_up_hopeless(engine: EngineProcess) -> None:
+    """A game Black cannot win (7x7, komi 60.5), with moves left to play."""
+    engine.ok("boardsize 7")
+    engine.ok("clear_board")
+    engine.ok("komi 60.5")
+
+
+@pytest.mark.parametrize("moves", [1, 3])
+def test_resigns_once_the_game_is_lost_at_resign_moves_genmoves_in_a_row(moves: int) -> None:
+    """A lost game is resigned at the ``--resign-moves``-th genmove in a row that finds it
+    lost, not at the first; a new game starts the count again."""
+    engine = EngineProcess("--playouts", "300", "--seed", "3", "--resign-moves", str(moves))
+    try:
+        _set_up_hopeless(engine)
+        answers = [engine.ok("genmove b") for _ in range(moves)]
+        assert answers[-1] == "resign"
+        assert "resign" not in answers[:-1]
+        if moves > 1:
+            _set_up_hopeless(engine)  # clear_board: the count starts again
+            assert [engine.ok("genmove b") for _ in range(moves - 1)].count("resign") == 0
+            assert engine.ok("genmove b") == "resign"
+    finally:
+        engine.close()
