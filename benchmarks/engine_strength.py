@@ -77,8 +77,9 @@ for the same engine commit with ``--no-speed``.  The last line is ``RESULT [json
 
 Configurations: ``uct``, ``rave``, ``heuristic-rave``, ``heuristic-rave-graph``,
 ``heuristic-rave-workers1``, ``heuristic-rave-ladders``, ``heuristic-rave-strict``,
-``heuristic-rave-lgrf``, ``heuristic-rave-nakade``, ``heuristic-rave-no-nakade`` (see
-``CONFIGS``), each at 1000 and 3000
+``heuristic-rave-lgrf``, ``heuristic-rave-nakade``, ``heuristic-rave-no-nakade``,
+``heuristic-rave-pv30``, ``heuristic-rave-pv5``, ``heuristic-rave-expand1``,
+``heuristic-rave-noresign`` (see ``CONFIGS``), each at 1000 and 3000
 simulations per move by default.  The 10,000-simulation row is the default in one
 process, ``--configs heuristic-rave --sims 10000 -j 2`` (about 1.5 s a move with the
 compiled core); ``heuristic-rave-workers1`` at 10,000 (``-j 1``: each game keeps two
@@ -182,6 +183,17 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
     # Gelly & Silver (2007) found MoGo's heuristic priors best at an equivalent
     # experience near 50, where the default gives a shape or a capture 10.
     "heuristic-rave-pv30": ("--rave", "mse", "--priors", "heuristic", "--prior-visits", "30"),
+    # ... and half the default: is 10 on the right side of the best?
+    "heuristic-rave-pv5": ("--rave", "mse", "--priors", "heuristic", "--prior-visits", "5"),
+    # The default search expanding a node at its second visit rather than its third.
+    "heuristic-rave-expand1": (
+        "--rave",
+        "mse",
+        "--priors",
+        "heuristic",
+        "--expand-threshold",
+        "1",
+    ),
     # The default search never resigning: every loss of the 086945a row was a resignation,
     # some after the win rate fell from above 40% in one move.
     "heuristic-rave-noresign": (
