@@ -123,7 +123,8 @@ def test_bad_arguments_give_one_line_and_status_2(capsys: pytest.CaptureFixture[
         "engine_strength: unknown config 'nope' (known: uct, rave, heuristic-rave,"
         " heuristic-rave-graph, heuristic-rave-workers1, heuristic-rave-ladders,"
         " heuristic-rave-strict, heuristic-rave-lgrf, heuristic-rave-nakade,"
-        " heuristic-rave-no-nakade)",
+        " heuristic-rave-no-nakade, heuristic-rave-pv30, heuristic-rave-pv5,"
+        " heuristic-rave-expand1, heuristic-rave-noresign)",
         "engine_strength: give --games N (games per competition) or --report-only",
     ]
 
