@@ -140,70 +140,41 @@ GRAPH_CONFIG: Final = "heuristic-rave-graph"
 TREE_CONFIG: Final = "heuristic-rave"
 
 # The engine options of each configuration, besides --playouts.
+_DEFAULT: Final = ("--rave", "mse", "--priors", "heuristic")  # the engine's default search
 CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
     "uct": ("--selection", "uct", "--rave", "off", "--priors", "none"),
     "rave": ("--rave", "mse", "--priors", "none"),
-    "heuristic-rave": ("--rave", "mse", "--priors", "heuristic"),
-    "heuristic-rave-graph": ("--rave", "mse", "--priors", "heuristic", "--structure", "graph"),
+    "heuristic-rave": _DEFAULT,
+    "heuristic-rave-graph": (*_DEFAULT, "--structure", "graph"),
     # The default search with one playout worker: the engine process and the worker both
     # play out (two cores per game; batches of leaves under virtual loss, so it is not
     # the same search as in one process; at 10,000 simulations it played within the error
     # of one process at the same commit).
-    "heuristic-rave-workers1": ("--rave", "mse", "--priors", "heuristic", "--workers", "1"),
+    "heuristic-rave-workers1": (*_DEFAULT, "--workers", "1"),
     # The default search with playouts that read ladders before running a chain out.
-    "heuristic-rave-ladders": ("--rave", "mse", "--priors", "heuristic", "--policy", "ladders"),
+    "heuristic-rave-ladders": (*_DEFAULT, "--policy", "ladders"),
     # The default search refusing sacrifices, as before 2026-11-27 (but with the nakade
     # rule since 2026-11-28): every self-atari of two or more stones refused in the
     # playouts and counted as a loss in the priors.
-    "heuristic-rave-strict": (
-        "--rave",
-        "mse",
-        "--priors",
-        "heuristic",
-        "--policy",
-        "strict",
-        "--prior-weights",
-        "sacrifice=1.5",
-    ),
+    "heuristic-rave-strict": (*_DEFAULT, "--policy", "strict", "--prior-weights", "sacrifice=1.5"),
     # The default search with last good replies, forgetting, in the playouts (LGRF-1).
-    "heuristic-rave-lgrf": ("--rave", "mse", "--priors", "heuristic", "--policy", "lgrf"),
+    "heuristic-rave-lgrf": (*_DEFAULT, "--policy", "lgrf"),
     # Playouts that play the vital point of three-point eye spaces: the default since
     # 2026-11-28 (``nakade`` names the default policy), measured under this name.
-    "heuristic-rave-nakade": ("--rave", "mse", "--priors", "heuristic", "--policy", "nakade"),
+    "heuristic-rave-nakade": (*_DEFAULT, "--policy", "nakade"),
     # The default search before 2026-11-28: playouts without the nakade rule.
-    "heuristic-rave-no-nakade": (
-        "--rave",
-        "mse",
-        "--priors",
-        "heuristic",
-        "--policy",
-        "no-nakade",
-    ),
+    "heuristic-rave-no-nakade": (*_DEFAULT, "--policy", "no-nakade"),
     # The default search with the priors' base confidence three times the default (10):
     # Gelly & Silver (2007) found MoGo's heuristic priors best at an equivalent
     # experience near 50, where the default gives a shape or a capture 10.
-    "heuristic-rave-pv30": ("--rave", "mse", "--priors", "heuristic", "--prior-visits", "30"),
+    "heuristic-rave-pv30": (*_DEFAULT, "--prior-visits", "30"),
     # ... and half the default: is 10 on the right side of the best?
-    "heuristic-rave-pv5": ("--rave", "mse", "--priors", "heuristic", "--prior-visits", "5"),
+    "heuristic-rave-pv5": (*_DEFAULT, "--prior-visits", "5"),
     # The default search expanding a node at its second visit rather than its third.
-    "heuristic-rave-expand1": (
-        "--rave",
-        "mse",
-        "--priors",
-        "heuristic",
-        "--expand-threshold",
-        "1",
-    ),
+    "heuristic-rave-expand1": (*_DEFAULT, "--expand-threshold", "1"),
     # The default search never resigning: every loss of the 086945a row was a resignation,
     # some after the win rate fell from above 40% in one move.
-    "heuristic-rave-noresign": (
-        "--rave",
-        "mse",
-        "--priors",
-        "heuristic",
-        "--resign-threshold",
-        "0",
-    ),
+    "heuristic-rave-noresign": (*_DEFAULT, "--resign-threshold", "0"),
 }
 DEFAULT_SIMS: Final = (1000, 3000)
 
