@@ -43,7 +43,13 @@ over Gomill, one per round; the RESULT figures are the medians of those per-roun
 (and the medians of the absolute figures, which depend on the machine's load: report
 ratios).
 
-Usage: python benchmarks/gomill_side_by_side.py [--rounds 5] [--quick]
+``--floor`` adds a third harness, ``benchmarks/trio_floor.py``: the least a controller on
+trio can do to play the same games (the I/O, the arena's GTP connection and referee board,
+a record; no timeouts, clocks, faults, events or result files).  It is measured the same
+way, and its figures over Gomill's in the same rounds (``floor_<figure>_ratio``) bound what
+any arena built on trio's per-game waits can reach on this machine.
+
+Usage: python benchmarks/gomill_side_by_side.py [--rounds 5] [--quick] [--floor]
            [--head | --commit REV | --source DIR]
 
 ``--head`` (``--commit REV``) measures the arena of the HEAD commit (of REV), exported to a
@@ -82,6 +88,9 @@ REPO = HERE.parent
 PEER_SOURCE = REPO.parent / "shared" / "bench" / "gomill-peer"
 RESULTS = HERE / "results" / "gomill_side_by_side.json"
 HARNESSES = ("arena", "gomill")
+# --floor: the thinnest trio controller (benchmarks/trio_floor.py), a bound on any arena
+FLOOR = "floor"
+FLOOR_SCRIPT = HERE / "trio_floor.py"
 PR_SET_CHILD_SUBREAPER = 36
 
 # Runs the instant engine in this interpreter, then logs its own CPU and leaves at once.
@@ -211,12 +220,16 @@ def aggregate(
     if not rounds:
         raise ValueError("no rounds")
     result: dict[str, float | list[float]] = {}
+    harnesses = tuple(rounds[0])
     for figure in UNITS:
         ratios = [r["arena"][figure] / r["gomill"][figure] for r in rounds]
         result[f"{figure}_ratio"] = round(statistics.median(ratios), 3)
         result[f"{figure}_ratio_quartiles"] = [round(q, 3) for q in quartiles(ratios)]
+        if FLOOR in harnesses:
+            floor = [r[FLOOR][figure] / r["gomill"][figure] for r in rounds]
+            result[f"floor_{figure}_ratio"] = round(statistics.median(floor), 3)
     for figure, (unit, scale) in UNITS.items():
-        for harness in HARNESSES:
+        for harness in harnesses:
             values = [r[harness][figure] for r in rounds]
             result[f"{harness}_{figure}_{unit}"] = round(scale * statistics.median(values), 1)
     return result
@@ -312,6 +325,8 @@ def harness_command(harness: str, ringmaster: Path, ctl: Path, case: Case) -> li
     limit = ["-g", "0"] if case.games == 0 else []
     if harness == "gomill":
         return [sys.executable, str(ringmaster), ctl.name, "run", "-j", "2", "-q", *limit]
+    if harness == FLOOR:
+        return [sys.executable, str(FLOOR_SCRIPT), ctl.name, "run", "-j", "2", "-q", *limit]
     return [*arena_command(), "run", ctl.name, "-j", "2", "-q", *limit]
 
 
@@ -403,13 +418,14 @@ def run_case(
 
 
 def print_round(number: int, runs: Mapping[str, Mapping[str, Run]]) -> None:
+    harnesses = tuple(runs)
     print(f"round {number}")
     print(
         f"  {'case':12}{'harness':>8}{'games':>7}{'moves':>8}{'CPU s':>9}{'engines s':>11}"
         f"{'wall s':>8}"
     )
     for name in runs["arena"]:
-        for harness in HARNESSES:
+        for harness in harnesses:
             run = runs[harness][name]
             print(
                 f"  {name:12}{harness:>8}{run.games:>7}{run.moves:>8}{run.cpu:>9.3f}"
@@ -430,6 +446,11 @@ def print_summary(rounds: Sequence[Mapping[str, Mapping[str, float]]]) -> None:
             f"  {figure:26}{arena:>9.1f} {unit}{gomill:>9.1f} {unit}"
             f"{statistics.median(ratios):>8.2f}  {q1:.2f}–{q3:.2f}"
         )
+        if FLOOR in rounds[0]:
+            floor = [r[FLOOR][figure] / r["gomill"][figure] for r in rounds]
+            value = statistics.median(r[FLOOR][figure] for r in rounds) * scale
+            ratio = statistics.median(floor)
+            print(f"  {'  trio floor':26}{value:>9.1f} {unit}{'':>12}{ratio:>8.2f}")
 
 
 def git_head(revision: str = "HEAD") -> str:
@@ -479,18 +500,22 @@ def measure(options: argparse.Namespace) -> dict[str, object]:
             if tree is not None:
                 compile_tree(tree)
         environments = {"arena": arena_environment(source), "gomill": dict(os.environ)}
+        harnesses = HARNESSES
+        if options.floor:
+            harnesses = (*HARNESSES, FLOOR)
+            environments[FLOOR] = environments["arena"]
         load_before = os.getloadavg()
         for number in range(1, options.rounds + 1):
-            runs: dict[str, dict[str, Run]] = {harness: {} for harness in HARNESSES}
+            runs: dict[str, dict[str, Run]] = {harness: {} for harness in harnesses}
             for case in cases(options.games_9x9, options.games_19x19):
-                order = HARNESSES if not flip else HARNESSES[::-1]
+                order = harnesses if not flip else harnesses[::-1]
                 flip = not flip
                 for harness in order:
                     runs[harness][case.name] = run_case(
                         harness, ringmaster, engine, shim, case, environments[harness]
                     )
             print_round(number, runs)
-            rounds.append({harness: derive(runs[harness]) for harness in HARNESSES})
+            rounds.append({harness: derive(runs[harness]) for harness in harnesses})
             flip = not flip  # each round starts with the other harness
         load_after = os.getloadavg()
     print_summary(rounds)
@@ -528,6 +553,12 @@ def main() -> None:
     parser.add_argument("--games-9x9", type=int, default=40, help="games per 9x9 file")
     parser.add_argument("--games-19x19", type=int, default=16, help="games per 19x19 file")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 1 round, few games")
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also run benchmarks/trio_floor.py, the thinnest trio controller, as a third"
+        " harness: floor_* ratios bound what any trio-based arena can reach",
+    )
     parser.add_argument("--peer", type=Path, default=PEER_SOURCE, help="the peer's sources")
     parser.add_argument("--cache", type=Path, default=cache_dir(), help="where to build it")
     parser.add_argument("--output", type=Path, help=f"write RESULT here (default {RESULTS})")

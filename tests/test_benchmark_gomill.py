@@ -7,6 +7,7 @@ aggregation (medians of per-round ratios) and the control file both harnesses re
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -124,3 +125,33 @@ def test_the_control_file_declares_the_case() -> None:
 def test_a_missing_build_script_is_a_one_line_error(tmp_path: Path) -> None:
     with pytest.raises(gsbs.BenchmarkError, match="no Gomill peer build script"):
         gsbs.build_peer(tmp_path / "nowhere", tmp_path / "cache")
+
+
+def test_the_trio_floor_is_reported_against_gomill_beside_the_arena() -> None:
+    gomill = gsbs.derive(runs(1.0))
+    rounds = [
+        {"arena": gsbs.derive(runs(1.2)), "gomill": gomill, "floor": gsbs.derive(runs(scale))}
+        for scale in (0.5, 0.9, 0.7)
+    ]
+    result = gsbs.aggregate(rounds)
+    assert result["cpu_per_move_9x9_ratio"] == pytest.approx(1.2)
+    assert result["floor_cpu_per_move_9x9_ratio"] == pytest.approx(0.7)
+    assert result["floor_startup_cpu_ms"] == pytest.approx(70.0)
+    # without --floor, no floor figure
+    plain = gsbs.aggregate([{"arena": r["arena"], "gomill": r["gomill"]} for r in rounds])
+    assert not any(key.startswith("floor") for key in plain)
+
+
+def test_the_trio_floor_plays_the_side_by_sides_games(tmp_path: Path) -> None:
+    """The floor harness reads a case's control file and plays it out with real engines."""
+    engine = SCRIPT.parent / "instant_engine.py"  # 30 moves a side on 9x9, then passes
+    case = gsbs.Case("9x9 n60", 9, 60, 3)
+    control = tmp_path / "bench.ctl"
+    text = gsbs.control_file([sys.executable, str(engine)], case)
+    control.write_text(text.replace(", '--moves', '60'", ""))  # (the peer's option)
+    command = gsbs.harness_command("floor", Path("unused"), control, case)
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    records = sorted((tmp_path / "bench.games").glob("*.sgf"))
+    assert len(records) == 3
+    assert [gsbs.count_moves(path.read_bytes()) for path in records] == [62, 62, 62]
