@@ -18,11 +18,11 @@ command line adds the dashboard or plain lines, and the library API runs the
 same loop over an in-memory store.
 
 Stopping: Ctrl-X or ``arena stop`` (``X.cmd``) finish the games in progress;
-SIGINT/SIGTERM (Ctrl-C) stop at once, and the partial games are replayed by
-the next run; ``--max-games`` limits the games started; void games halt the run
-as Gomill does (not those voided by a lost cluster worker); an executor that can
-play no more games (a lost Dask scheduler) halts it at once, its games in
-progress replayed by the next run.
+SIGINT/SIGTERM (Ctrl-C) and SIGHUP (a closed terminal) stop at once, and the
+partial games are replayed by the next run; ``--max-games`` limits the games
+started; void games halt the run as Gomill does (not those voided by a lost
+cluster worker); an executor that can play no more games (a lost Dask
+scheduler) halts it at once, its games in progress replayed by the next run.
 """
 
 from __future__ import annotations
@@ -78,6 +78,10 @@ from gtp.errors import EngineStartError
 from gtp.vertex import Colour, Move
 
 CMD_POLL_SECONDS: Final = 0.5
+# The signals that stop a run at once (SIGHUP where the platform has it).
+STOP_SIGNALS: Final = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
 # At most one MovePlayed event per game this often (the dashboard draws at 4 Hz).
 MOVE_EVENT_SECONDS: Final = 0.05
 # At most one of them carries the game's board this often (a 19x19 picture costs about
@@ -95,7 +99,7 @@ class RunOptions:
     max_games: int | None = None
     log_gtp: bool = False  # X.gtplogs/ (read by whoever records the run: arena.api)
     keyboard: bool = True  # Ctrl-X from the terminal, when stdin is one
-    handle_signals: bool = True  # SIGINT/SIGTERM stop at once (only in the main thread)
+    handle_signals: bool = True  # SIGINT/SIGTERM/SIGHUP stop at once (only in the main thread)
     durable: bool = True  # fsync records, journal and status (--no-fsync: False)
     affinity: int | None = None  # cores per game slot (--affinity); None: the control file's
     # gc.freeze() what is alive when the games begin (a process-wide change: the
@@ -417,7 +421,9 @@ class Ringmaster:
             )
 
     async def _watch_signals(self, run_scope: trio.CancelScope) -> None:
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        # SIGHUP too: a closed terminal stops the run as Ctrl-C does (engines told
+        # to quit, the report written), not as a kill.
+        with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
             async for _ in signals:
                 run_scope.cancel()
                 return

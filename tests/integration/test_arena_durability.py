@@ -131,7 +131,14 @@ def test_sigkill_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> 
     assert wait_until_gone(engine_pids(env_file)) == set()
 
 
-def test_ctrl_c_stops_at_once_and_the_next_run_replays(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "signum",
+    [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+    ids=["ctrl-c", "sigterm", "closed-terminal"],
+)
+def test_a_stop_signal_stops_at_once_and_the_next_run_replays(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
     env_file = tmp_path / "engines"
     black = fake_command("--moves=D4", "--hang-at=2", f"--env-file={env_file}")
     white = fake_command("--moves=D6", f"--env-file={env_file}")
@@ -144,7 +151,7 @@ def test_ctrl_c_stops_at_once_and_the_next_run_replays(tmp_path: Path) -> None:
     )
     process = arena(path)
     wait_until(lambda: {"0_0", "0_1"} <= game_engines(env_file), "both games under way")
-    process.send_signal(signal.SIGINT)
+    process.send_signal(signum)
     _, err = process.communicate(timeout=GUARD_S)
     assert process.returncode == 130, err.decode()
     assert wait_until_gone(engine_pids(env_file)) == set()
@@ -152,6 +159,7 @@ def test_ctrl_c_stops_at_once_and_the_next_run_replays(tmp_path: Path) -> None:
     assert not [e for e in iter_journal(files) if isinstance(e, ResultEntry)]
     log = files.log.read_text()
     assert "run finished: interrupted; games 0_0, 0_1 will be replayed" in log
+    assert files.report.exists()  # written by this run (a fresh folder), as at any end
 
 
 def hanging_competition(directory: Path, env_file: Path, *black_extra: str) -> Path:
