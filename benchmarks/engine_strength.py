@@ -79,7 +79,7 @@ Configurations: ``uct``, ``rave``, ``heuristic-rave``, ``heuristic-rave-graph``,
 ``heuristic-rave-workers1``, ``heuristic-rave-ladders``, ``heuristic-rave-strict``,
 ``heuristic-rave-lgrf``, ``heuristic-rave-nakade``, ``heuristic-rave-no-nakade``,
 ``heuristic-rave-pv30``, ``heuristic-rave-pv5``, ``heuristic-rave-expand1``,
-``heuristic-rave-noresign`` (see ``CONFIGS``), each at 1000 and 3000
+``heuristic-rave-noresign``, ``heuristic-rave-mercy20`` (see ``CONFIGS``), each at 1000 and 3000
 simulations per move by default.  The 10,000-simulation row is the default in one
 process, ``--configs heuristic-rave --sims 10000 -j 2`` (about 1.5 s a move with the
 compiled core); ``heuristic-rave-workers1`` at 10,000 (``-j 1``: each game keeps two
@@ -175,6 +175,10 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
     # The default search never resigning: every loss of the 086945a row was a resignation,
     # some after the win rate fell from above 40% in one move.
     "heuristic-rave-noresign": (*_DEFAULT, "--resign-threshold", "0"),
+    # The default search with its playouts stopped at a stone lead of 20 (a quarter of
+    # the 9x9 board): 17% more simulations a second on the empty board, and the stopped
+    # playouts' verdicts agree with the finished ones in 99.97% of playouts.
+    "heuristic-rave-mercy20": (*_DEFAULT, "--mercy", "20"),
 }
 DEFAULT_SIMS: Final = (1000, 3000)
 
