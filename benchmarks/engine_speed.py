@@ -141,6 +141,7 @@ def plain_uct(policy: str = "default") -> SearchConfig:
 FAST_OPTIONS: dict[str, SearchConfig] = {
     "--expand-threshold 8": SearchConfig(expand_threshold=8),
     "--mercy 25": SearchConfig(mercy=25),
+    "--mercy 20": SearchConfig(mercy=20),  # a quarter of the 9x9 board
     "--expand-threshold 8 --mercy 25": SearchConfig(expand_threshold=8, mercy=25),
     "--policy ladders": SearchConfig(policy="ladders"),
 }
@@ -331,7 +332,7 @@ def main() -> int:
         "--options",
         action="store_true",
         help="also time the engine default with --expand-threshold 8,"
-        " --mercy 25 and --policy ladders (not the default configuration)",
+        " --mercy 25, --mercy 20 and --policy ladders (not the default configuration)",
     )
     parser.add_argument(
         "--parallel-seconds",
