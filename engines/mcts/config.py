@@ -39,7 +39,10 @@ class SearchConfig:
     uct_fpu: float = math.inf  # UCT: urgency of an unvisited move ("first-play urgency")
     puct_exploration: float = 1.5  # PUCT: c in Q + c * P * sqrt(N) / (1 + n)
     fpu_reduction: float = 0.1  # PUCT: unvisited moves start at the parent's value minus this
-    expand_threshold: int = 2  # visits a node needs before it lists its own moves
+    # Visits a node needs before it lists its own moves: 8 (Pachi's value; 2 before
+    # 2026-11-29) makes about a fifth more simulations a second on the empty board, and
+    # at 3,000 simulations it played as well as 2 (68.5% against 67.0% over 400 games)
+    expand_threshold: int = 8
     temperature: float = 0.0  # 0: most visits; > 0: sample with visits ** (1 / temperature)
     dirichlet_alpha: float = 0.3
     noise_fraction: float = 0.0  # weight of Dirichlet noise in the root priors (0: off)

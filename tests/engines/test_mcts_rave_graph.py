@@ -173,7 +173,7 @@ def test_the_default_search_keeps_every_stored_selection_value_current(workers: 
         search.set_position(
             board, 7.5, moves=[(BLACK, point(board, "E5")), (WHITE, point(board, "D4"))]
         )
-        search.simulate(1200)
+        search.simulate(3000)  # (a node lists its moves at its 8th visit)
         # the next move reuses the subtree: its values must carry over too
         search.flush()
         best = max(search.root.children or (), key=lambda c: c.visits).move
@@ -183,7 +183,7 @@ def test_the_default_search_keeps_every_stored_selection_value_current(workers: 
             7.5,
             moves=[(BLACK, point(board, "E5")), (WHITE, point(board, "D4")), (BLACK, best)],
         )
-        search.simulate(600)
+        search.simulate(1500)
         search.flush()
     finally:
         if pool is not None:
@@ -503,7 +503,9 @@ def test_every_mode_finds_the_capture_that_wins_the_game(config: SearchConfig) -
     board.to_move = BLACK
     search = Search(config, seed=11)
     search.set_position(board, 4.5)
-    search.simulate(600)
+    search.simulate(
+        1200
+    )  # (600 left grandfather priors one seed short since nodes expand at 8 visits)
     best = search.root_stats()[0]
     assert best.move == point(board, "C1")
     assert best.win_rate > 0.8
