@@ -79,8 +79,8 @@ Configurations: ``uct``, ``rave``, ``heuristic-rave``, ``heuristic-rave-graph``,
 ``heuristic-rave-workers1``, ``heuristic-rave-ladders``, ``heuristic-rave-strict``,
 ``heuristic-rave-lgrf``, ``heuristic-rave-nakade``, ``heuristic-rave-no-nakade``,
 ``heuristic-rave-pv30``, ``heuristic-rave-pv5``, ``heuristic-rave-expand1``,
-``heuristic-rave-noresign``, ``heuristic-rave-mercy20``, ``heuristic-rave-expand8``
-(see ``CONFIGS``), each at 1000 and 3000
+``heuristic-rave-noresign``, ``heuristic-rave-mercy20``, ``heuristic-rave-expand8``,
+``heuristic-rave-expand8-mercy20`` (see ``CONFIGS``), each at 1000 and 3000
 simulations per move by default.  The 10,000-simulation row is the default in one
 process, ``--configs heuristic-rave --sims 10000 -j 2`` (about 1.5 s a move with the
 compiled core); ``heuristic-rave-workers1`` at 10,000 (``-j 1``: each game keeps two
@@ -183,6 +183,8 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
     # The default search expanding a node at its eighth visit (Pachi's default): fewer,
     # costlier-to-make nodes; 1.2x the simulations a second on the empty board.
     "heuristic-rave-expand8": (*_DEFAULT, "--expand-threshold", "8"),
+    # Both: nodes expanded at their eighth visit and playouts stopped at a 20-stone lead.
+    "heuristic-rave-expand8-mercy20": (*_DEFAULT, "--expand-threshold", "8", "--mercy", "20"),
 }
 DEFAULT_SIMS: Final = (1000, 3000)
 
