@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
+from tests.benchmark_scripts import load_benchmark
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "engine_collapses.py"
-
-
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("engine_collapses", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ec = load_script()
+ec = load_benchmark("engine_collapses")
 
 # Black's moves at even indices, White's at odd ones.
 MOVES = [("b", "A1"), ("w", "B1"), ("b", "A3"), ("w", "B3")]

@@ -6,27 +6,15 @@ aggregation (medians of per-round ratios) and the control file both harnesses re
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "gomill_side_by_side.py"
+from tests.benchmark_scripts import BENCHMARKS, load_benchmark
 
-
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gomill_side_by_side", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-gsbs = load_script()
+gsbs = load_benchmark("gomill_side_by_side")
 
 # as Gomill 0.8.3 writes a game: a comment before the last pass, in the same node
 GOMILL_SGF = b"""(;FF[4]AP[gomill:0.8.3]
@@ -144,7 +132,7 @@ def test_the_trio_floor_is_reported_against_gomill_beside_the_arena() -> None:
 
 def test_the_trio_floor_plays_the_side_by_sides_games(tmp_path: Path) -> None:
     """The floor harness reads a case's control file and plays it out with real engines."""
-    engine = SCRIPT.parent / "instant_engine.py"  # 30 moves a side on 9x9, then passes
+    engine = BENCHMARKS / "instant_engine.py"  # 30 moves a side on 9x9, then passes
     case = gsbs.Case("9x9 n60", 9, 60, 3)
     control = tmp_path / "bench.ctl"
     text = gsbs.control_file([sys.executable, str(engine)], case)

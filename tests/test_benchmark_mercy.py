@@ -2,26 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 from engines.mcts.fastboard import FastBoard
+from tests.benchmark_scripts import load_benchmark
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "mercy_agreement.py"
-
-
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("mercy_agreement", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-mercy = load_script()
+mercy = load_benchmark("mercy_agreement")
 
 
 def test_a_lead_no_playout_reaches_stops_nothing_and_changes_nothing() -> None:

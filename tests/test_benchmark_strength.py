@@ -6,14 +6,12 @@ records); one test plays a single short game against GNU Go through the arena.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import os
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from sgfmill import sgf
@@ -23,19 +21,9 @@ from arena.results import EndReason, GameResult
 from arena.store.files import CompetitionFiles
 from arena.store.journal import ResultEntry, StateStore, VoidEntry
 from gtp.vertex import Colour
+from tests.benchmark_scripts import load_benchmark
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "engine_strength.py"
-
-
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("engine_strength", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-es = load_script()
+es = load_benchmark("engine_strength")
 
 OURS, GNUGO = "uct-1000", "gnugo-l10"
 OUR_DESCRIPTION = "arena-mcts 0.1.0\nseed {}\nplayouts 1000"

@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from sgfmill import sgf
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "strength_games.py"
+from tests.benchmark_scripts import load_benchmark
 
-
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("strength_games", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-sg = load_script()
+sg = load_benchmark("strength_games")
 
 
 def record(ours: str, result: str, rates: list[float]) -> bytes:
