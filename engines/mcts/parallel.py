@@ -43,13 +43,14 @@ import struct
 import subprocess
 import sys
 from collections import deque
+from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Final
 
 import attrs
 
 from engines.mcts.config import SearchConfig
-from engines.mcts.fastboard import FastBoard
-from engines.mcts.policy import black_result, new_playout
+from engines.mcts.fastboard import NATIVE, FastBoard
+from engines.mcts.policy import FastRandom, black_result, new_playout
 from engines.mcts.priors import list_moves
 
 if TYPE_CHECKING:
@@ -94,7 +95,8 @@ def _worker_main(settings: str, seed: int) -> None:
     """A worker: hold the root position, play out the leaves it is sent (stdin/stdout)."""
     config = SearchConfig(**json.loads(settings))
     rave = config.rave != "off"
-    rnd = random.Random(seed).random
+    source = random.Random(seed)
+    rnd: Callable[[], float] = FastRandom(source) if NATIVE else source.random
     playout = new_playout(config.policy)
     root = FastBoard(9)
     komi = 7.5

@@ -36,6 +36,7 @@ go with :func:`black_result`.
 from __future__ import annotations
 
 import functools
+import random
 import sys
 from collections.abc import Callable
 from typing import Final, Protocol
@@ -51,6 +52,7 @@ from engines.mcts.fastboard import (
     NATIVE,
     PASS,
     FastBoard,
+    int_array,
     score_terminal,
     stone_lead,
 )
@@ -63,14 +65,100 @@ from engines.mcts.patterns import (
 from engines.mcts.tactics import (
     atari_sacrifice,
     extension_dies,
+    holds,
     is_legal,
     liberties_after,
     nakade_point,
     one_liberty,
+    remove_first,
     saving_moves,
     self_atari,
     walk_liberty,
 )
+
+_MT_N: Final = 624
+_MT_M: Final = 397
+
+
+class FastRandom:
+    """``random.Random``'s own stream (MT19937), drawn without a Python call where compiled.
+
+    Made from a ``random.Random`` (its state copied, so the two then give the
+    same numbers), it is called like ``Random.random``; :meth:`getrandbits` (up
+    to 32 bits) draws as ``Random.getrandbits`` does.  The compiled playout and
+    search call :meth:`random` directly (a C call, the float never boxed)
+    instead of ``Random.random`` through Python's call protocol, the same
+    numbers in the same order: the compiled and the interpreted core still play
+    the same moves from the same seed.  Only the compiled core uses it (see
+    :class:`engines.mcts.search.Search`); interpreted, ``Random.random`` is the
+    faster.  :meth:`store` and :meth:`load` hand the stream to and from a
+    ``Random`` for the draws made by its Python methods (``gammavariate``).
+    """
+
+    def __init__(self, source: random.Random) -> None:
+        self.state: vec[i64] = int_array([0] * _MT_N)
+        self.index: i64 = _MT_N
+        self.load(source)
+
+    def load(self, source: random.Random) -> None:
+        """Take ``source``'s state: this stream goes on from where ``source`` is."""
+        k: i64
+        words = source.getstate()[1]
+        state = self.state
+        for k in range(_MT_N):
+            state[k] = words[k]
+        self.index = words[_MT_N]
+
+    def store(self, target: random.Random) -> None:
+        """Give ``target`` this stream's state (its Gaussian pair is dropped)."""
+        words = [int(x) for x in self.state]
+        words.append(int(self.index))
+        target.setstate((3, tuple(words), None))
+
+    def _twist(self) -> None:
+        """The next 624 words (three loops, as CPython's: no index wraps around; the
+        matrix word applied by a mask, not a branch the processor cannot predict)."""
+        k: i64
+        y: i64
+        mt = self.state
+        for k in range(_MT_N - _MT_M):
+            y = (mt[k] & 0x80000000) | (mt[k + 1] & 0x7FFFFFFF)
+            mt[k] = mt[k + _MT_M] ^ (y >> 1) ^ (-(y & 1) & 0x9908B0DF)
+        for k in range(_MT_N - _MT_M, _MT_N - 1):
+            y = (mt[k] & 0x80000000) | (mt[k + 1] & 0x7FFFFFFF)
+            mt[k] = mt[k + _MT_M - _MT_N] ^ (y >> 1) ^ (-(y & 1) & 0x9908B0DF)
+        y = (mt[_MT_N - 1] & 0x80000000) | (mt[0] & 0x7FFFFFFF)
+        mt[_MT_N - 1] = mt[_MT_M - 1] ^ (y >> 1) ^ (-(y & 1) & 0x9908B0DF)
+        self.index = 0
+
+    def word(self) -> i64:
+        """The next 32-bit output."""
+        y: i64
+        if self.index >= _MT_N:
+            self._twist()
+        y = self.state[self.index]
+        self.index += 1
+        y ^= y >> 11
+        y ^= (y << 7) & 0x9D2C5680
+        y ^= (y << 15) & 0xEFC60000
+        return y ^ (y >> 18)
+
+    def random(self) -> float:
+        """The next float in [0, 1), as ``Random.random`` makes it (53 bits from two words)."""
+        a: i64 = self.word() >> 5
+        b: i64 = self.word() >> 6
+        return (float(a) * 67108864.0 + float(b)) * (1.0 / 9007199254740992.0)
+
+    def __call__(self) -> float:
+        return self.random()
+
+    def getrandbits(self, k: int) -> int:
+        """``Random.getrandbits(k)`` for 0 <= k <= 32."""
+        if not 0 <= k <= 32:
+            raise ValueError("FastRandom.getrandbits takes 0 to 32 bits")
+        if not k:
+            return 0
+        return int(self.word() >> (32 - k))
 
 
 class Playout(Protocol):
@@ -166,13 +254,14 @@ def playout_light(
     moves_left = max_moves or geo.max_playout_moves
     n = len(empties)
     p = PASS
+    fast = rnd if isinstance(rnd, FastRandom) else None  # (drawn by a C call)
     while passes < 2 and moves_left:
         moves_left -= 1
         o = 3 - c
         move = 0
         if n:
             size = n  # (an int local: n is an i64 compiled, and float * i64 is no type)
-            i = int(rnd() * size)
+            i = int((fast.random() if fast is not None else rnd()) * size)
             k = n
             while k:
                 k -= 1
@@ -488,12 +577,20 @@ def playout_default(
     last = board.last_move
     moves_left = max_moves or geo.max_playout_moves
     n = len(empties)
-    candidates: list[int] = []
-    shaped: list[int] = []
+    # The moves to choose from (``candidates[:ncand]``) and the shapes gathered next to
+    # the last move (``shaped[:nshape]``): board-sized arrays filled up to a count, so
+    # compiled no move is boxed.  Each holds distinct points of the board, but for one
+    # extension per chain the last move put in atari (at most 4 repeats): fewer than
+    # the cells, which count the border too.
+    zeros = geo.zeros
+    candidates = zeros[:]
+    shaped = zeros[:]
+    ncand: i64 = 0
+    nshape: i64 = 0
+    fast = rnd if isinstance(rnd, FastRandom) else None  # (drawn by a C call)
     # Per chain head, the move at which it was last asked about (a chain is asked
     # once a move, however many points it has next to the last move): marks in a
     # board array, not a list built every move
-    zeros = geo.zeros
     asked = zeros[:]
     tick: i64 = 0
     played = _amaf_buffer(amaf, zeros)
@@ -517,30 +614,33 @@ def playout_default(
                     if lq < key2 or (lq < key5 and csize[h] > 1):
                         lib = one_liberty(lq) if native else walk_liberty(h, color, nxt, nb)
                         if lib:
-                            saving_moves(h, lib, c, color, head, nxt, lkey, nb, candidates)
+                            ncand = saving_moves(
+                                h, lib, c, color, head, nxt, lkey, nb, candidates, ncand
+                            )
                             if (
                                 ladders
-                                and lib in candidates
+                                and holds(candidates, ncand, lib)
                                 and liberties_after(lib, c, color, head, nxt, nb) == 2
                             ):
                                 board.ko = ko  # the reader plays on copies of the board
                                 board.empties = empties  # (compiled, a new vec since)
                                 board.ko_colour = c
                                 if extension_dies(board, h, lib):
-                                    candidates.remove(lib)
+                                    ncand = remove_first(candidates, ncand, lib)
                                     if not ko:
                                         # nor as a shape or at random: for this move only,
                                         # the run is refused as a ko point would be
                                         ko = lib
             # 2. opponent chains in atari at or around the last move, and
             # 3. (when there are none) shapes next to it, gathered in one pass
-            if not candidates:
+            if not ncand:
                 h = head[last]
                 lq = lkey[h]
                 if lq < key2 or (lq < key5 and csize[h] > 1):
                     lib = one_liberty(lq) if native else walk_liberty(h, color, nxt, nb)
                     if lib:
-                        candidates.append(lib)
+                        candidates[ncand] = lib
+                        ncand += 1
                 tick += 1
                 asked[h] = tick
                 for q in around[last]:
@@ -553,13 +653,15 @@ def playout_default(
                         lq = lkey[h]
                         if lq < key2 or (lq < key5 and csize[h] > 1):
                             lib = one_liberty(lq) if native else walk_liberty(h, color, nxt, nb)
-                            if lib and lib not in candidates:
-                                candidates.append(lib)
+                            if lib and not holds(candidates, ncand, lib):
+                                candidates[ncand] = lib
+                                ncand += 1
                     elif not cq:
                         code = pat[q]
                         if shapes[code] and not eyes[code]:
-                            shaped.append(q)
-                if not candidates and nakade:
+                            shaped[nshape] = q
+                            nshape += 1
+                if not ncand and nakade:
                     for q in nb[last]:
                         if color[q]:
                             continue
@@ -569,9 +671,9 @@ def playout_default(
                             r = nakade_point(q, color, nb)
                             if r and r != ko:
                                 move = r  # next to both other points: legal, no self-atari
-                                shaped.clear()
+                                nshape = 0
                                 break
-                if not candidates and not move and replies is not None:
+                if not ncand and not move and replies is not None:
                     r = replies[c][last]
                     if r and r != ko and not color[r] and not eyes[pat[r]]:
                         ns = nb[r]  # indexed: unpacking a vec row would box it
@@ -592,32 +694,32 @@ def playout_default(
                             )
                         ):
                             move = r
-                            shaped.clear()
-                if shaped:
-                    if not candidates:
-                        # the shapes become the candidates (and the empty list the next
-                        # move's shapes): no copy
+                            nshape = 0
+                if nshape:
+                    if not ncand:
+                        # the shapes become the candidates (and the other array the
+                        # next move's shapes): no copy
                         candidates, shaped = shaped, candidates
-                    else:
-                        shaped.clear()
-            while candidates:
-                size = len(candidates)  # (an int local: compiled, the product stays native)
-                i = int(rnd() * size)
+                        ncand = nshape
+                    nshape = 0
+            while ncand:
+                size = int(ncand)  # (an int local: compiled, the product stays native)
+                i = int((fast.random() if fast is not None else rnd()) * size)
                 p = candidates[i]
-                candidates[i] = candidates[-1]
-                candidates.pop()
+                ncand -= 1
+                candidates[i] = candidates[ncand]  # the last one takes its place
                 if p != ko and not color[p] and kinds[pat[p]] == 2:
                     move = p  # two empty neighbours: legal, and never a self-atari
-                    candidates.clear()
+                    ncand = 0
                 elif is_legal(p, c, ko, color, head, lkey, nb) and (
                     not self_atari(p, c, color, head, nxt, lkey, csize, nb)
                     or (sacrifices and atari_sacrifice(p, c, color, head, nxt, csize, nb))
                 ):
                     move = p
-                    candidates.clear()
+                    ncand = 0
         if not move and n:
             size = n  # (an int local: n is an i64 compiled, and float * i64 is no type)
-            i = int(rnd() * size)
+            i = int((fast.random() if fast is not None else rnd()) * size)
             k = n
             while k:
                 k -= 1

@@ -54,7 +54,7 @@ from engines.mcts.config import SearchConfig as SearchConfig
 from engines.mcts.config import StructureName as StructureName
 from engines.mcts.config import make_selector
 from engines.mcts.fastboard import BLACK, EMPTY, NATIVE, PASS, WHITE, FastBoard
-from engines.mcts.policy import black_result, new_playout
+from engines.mcts.policy import FastRandom, black_result, new_playout
 from engines.mcts.priors import candidate_moves, heuristic_priors, list_moves, puct_priors
 from engines.mcts.results import RESIGN as RESIGN  # re-exported: the results vocabulary
 from engines.mcts.results import Decision as Decision
@@ -80,24 +80,25 @@ _move_of = attrgetter("move")
 _T = TypeVar("_T")
 
 
-def shuffle(rng: random.Random, items: list[_T]) -> None:
-    """``rng.shuffle(items)``: the same draws and the same order, compiled where it runs compiled.
+def shuffle(rng: random.Random | FastRandom, items: list[_T]) -> None:
+    """``Random.shuffle(items)``: the same draws and order, compiled where it runs compiled.
 
     random.shuffle is Python code: for i from the end down to 1 it swaps item
     i with item ``_randbelow(i + 1)``, which draws ``getrandbits(k)``, k the
     bit length of i + 1, until the draw is below i + 1 (CPython 3.11 to 3.13).
+    A :class:`~engines.mcts.policy.FastRandom` draws the same bits from the
+    same stream (lists up to 2**32 long).
     """
-    if not NATIVE:
-        rng.shuffle(items)
+    if isinstance(rng, FastRandom):
+        for i in range(len(items) - 1, 0, -1):
+            n = i + 1
+            k = n.bit_length()
+            j = rng.getrandbits(k)
+            while j >= n:
+                j = rng.getrandbits(k)
+            items[i], items[j] = items[j], items[i]
         return
-    getrandbits = rng.getrandbits
-    for i in range(len(items) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        items[i], items[j] = items[j], items[i]
+    rng.shuffle(items)
 
 
 def _amaf_record(amaf: bytearray, zeros: vec[i64]) -> vec[i64]:
@@ -165,7 +166,10 @@ class Search:
     def __init__(self, config: SearchConfig | None = None, seed: int = 0) -> None:
         self.config = config or SearchConfig()
         self.rng = random.Random(seed)
-        self._rnd = self.rng.random
+        # Compiled, the search draws from the same stream without a Python call per
+        # draw (FastRandom); ``rng`` then only serves the Dirichlet noise's draws
+        self._fast = FastRandom(self.rng) if NATIVE else None
+        self._rnd: Callable[[], float] = self._fast or self.rng.random
         self._select = make_selector(self.config, self._rnd)
         # ScoredSelector's choice called as a function (compiled, a direct call; the
         # selector object is called through Python's generic call protocol)
@@ -327,7 +331,12 @@ class Search:
         untried_priors = root.priors or [root.uniform_prior] * len(root.untried)
         moves = [c.move for c in root.children] + list(root.untried)
         priors = [c.prior for c in root.children] + untried_priors
+        fast = self._fast
+        if fast is not None:
+            fast.store(self.rng)  # gammavariate draws from ``rng``: the stream goes there
         noise = [gamma(alpha, 1.0) for _ in moves]
+        if fast is not None:
+            fast.load(self.rng)  # and comes back
         total = sum(noise) or 1.0
         eps = self.config.noise_fraction
         mixed = {
@@ -372,7 +381,7 @@ class Search:
         )
         # ties in selection go to the first child: the children in a random order
         order = list(range(count))
-        shuffle(self.rng, order)
+        shuffle(self._fast or self.rng, order)
         table = ChildStats(count)
         child_moves = table.moves
         prior = table.prior

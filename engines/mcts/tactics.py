@@ -345,9 +345,14 @@ def saving_moves(
     nxt: vec[i64],
     lkey: vec[i64],
     nb: vec[vec[i64]],
-    out: list[int],
-) -> None:
-    """Moves that save our chain ``h`` in atari at ``lib``: captures, then a useful extension."""
+    out: vec[i64],
+    n: i64,
+) -> i64:
+    """Moves that save our chain ``h`` in atari at ``lib``: captures, then a useful extension.
+
+    They are written to ``out`` from index ``n`` on (``out[:n]`` holds the moves
+    found so far: see :func:`holds`); returns the new count.
+    """
     o: i64
     s: i64
     q: i64
@@ -372,8 +377,9 @@ def saving_moves(
                     if hq != asked and lkey[hq] < KEY_5:
                         asked = hq
                         their = one_liberty(lkey[hq])
-                        if their and their not in out:
-                            out.append(their)
+                        if their and not holds(out, n, their):
+                            out[n] = their
+                            n += 1
             s = nxt[s]
             if s == h:
                 break
@@ -392,8 +398,9 @@ def saving_moves(
                         else:
                             seen.append(hq)
                         their = walk_liberty(hq, color, nxt, nb)
-                        if their and their not in out:
-                            out.append(their)
+                        if their and not holds(out, n, their):
+                            out[n] = their
+                            n += 1
             s = nxt[s]
             if s == h:
                 break
@@ -408,7 +415,30 @@ def saving_moves(
         ):
             gained += 2
     if gained >= 2:
-        out.append(lib)
+        out[n] = lib
+        n += 1
+    return n
+
+
+def holds(moves: vec[i64], n: i64, p: i64) -> bool:
+    """Whether ``p`` is among the first ``n`` items of ``moves`` (a list filled up to ``n``)."""
+    k: i64
+    for k in range(n):  # noqa: SIM110  (compiled: a loop over machine integers)
+        if moves[k] == p:
+            return True
+    return False
+
+
+def remove_first(moves: vec[i64], n: i64, p: i64) -> i64:
+    """Remove the first ``p`` from ``moves[:n]``, the rest moved up in order; the new count."""
+    k: i64
+    for k in range(n):
+        if moves[k] == p:
+            while k < n - 1:
+                moves[k] = moves[k + 1]
+                k += 1
+            return n - 1
+    return n
 
 
 def liberties_after(

@@ -17,7 +17,13 @@ from collections.abc import Callable
 
 from engines.mcts.core import core_name
 from engines.mcts.fastboard import FastBoard
-from engines.mcts.policy import POLICY_NAMES, LastGoodReply, black_result, new_playout
+from engines.mcts.policy import (
+    POLICY_NAMES,
+    FastRandom,
+    LastGoodReply,
+    black_result,
+    new_playout,
+)
 from engines.mcts.search import Search, SearchConfig
 
 KOMI = 7.5
@@ -49,18 +55,27 @@ def _counting(rnd: Callable[[], float]) -> tuple[Callable[[], float], list[int]]
     return counted, draws
 
 
-def playout_fingerprint(board: FastBoard, policy: str, playouts: int, seed: int) -> str:
+def playout_fingerprint(
+    board: FastBoard, policy: str, playouts: int, seed: int, fast: bool = False
+) -> str:
     """SHA-256 over ``playouts`` seeded playouts from ``board``: every move, final position,
     result and random draw count (the moves as the playout records them where it can:
-    ``lgrf``; else the points each colour played and the final position)."""
+    ``lgrf``; else the points each colour played and the final position).  ``fast``: the
+    playouts draw from a :class:`FastRandom` (the search's way, compiled), and the draw
+    count is its place in the stream."""
     digest = hashlib.sha256()
     playout = new_playout(policy)
     rnd, draws = _counting(random.Random(seed).random)
+    if fast:
+        stream = FastRandom(random.Random(seed))
+        rnd, draws = stream, [0]
     for i in range(playouts):
         copy = board.copy()
         amaf = bytearray(copy.geo.cells)
         mercy = 30 if i % 4 == 3 else 0  # a quarter of them stopped by the mercy rule
         result = black_result(copy, playout, rnd, KOMI, amaf, mercy)
+        if fast:  # where the stream is: the word it reads next, and the first of its state
+            draws[0] = int(stream.index) * 2**32 + int(stream.state[0])
         moves = playout.moves if isinstance(playout, LastGoodReply) else []
         digest.update(
             repr(
@@ -103,7 +118,14 @@ def fingerprints(playouts: int = 1000, simulations: int = 300) -> dict[str, str]
     for pos, board in positions().items():
         for policy in POLICY_NAMES:
             out[f"{pos}/{policy}"] = playout_fingerprint(board, policy, playouts, seed=17)
+        out[f"{pos}/default, FastRandom"] = playout_fingerprint(
+            board, "default", playouts, seed=19, fast=True
+        )
         out[f"{pos}/search default"] = search_fingerprint(board, SearchConfig(), simulations, 5)
+        # PUCT's root noise: drawn by random.Random's gammavariate, the stream handed over
+        out[f"{pos}/search puct"] = search_fingerprint(
+            board, SearchConfig(selection="puct", noise_fraction=0.25), simulations, 7
+        )
         out[f"{pos}/search graph"] = search_fingerprint(
             board, SearchConfig(structure="graph", policy="lgrf"), simulations, 6
         )

@@ -57,7 +57,13 @@ def test_seeded_playouts_and_searches_are_the_same_in_both_cores() -> None:
     assert set(here) == {
         f"{pos}/{what}"
         for pos in ("empty", "midgame")
-        for what in (*POLICY_NAMES, "search default", "search graph")
+        for what in (
+            *POLICY_NAMES,
+            "default, FastRandom",
+            "search default",
+            "search graph",
+            "search puct",
+        )
     }
     different = sorted(key for key in here if here[key] != pure["fingerprints"][key])
     assert different == [], f"{core.core_name()} core differs from pure Python: {different}"

@@ -10,12 +10,13 @@ from engines.mcts.fastboard import BLACK, BORDER, EMPTY, PASS, WHITE, FastBoard,
 from engines.mcts.patterns import code_of, pattern_table, random_move_tables, true_eye_tables
 from engines.mcts.policy import (
     PLAYOUTS,
+    FastRandom,
     Playout,
     black_result,
     playout_default,
     playout_light,
 )
-from engines.mcts.tactics import self_atari
+from engines.mcts.tactics import holds, remove_first, self_atari
 from gtp.board import Board
 from gtp.vertex import Colour
 from tests.engines.test_mcts_fastboard import assert_consistent, assert_same, fast_from
@@ -220,3 +221,37 @@ def test_mercy_rule_stops_only_at_the_lead_it_was_given(seed: int) -> None:
         else:
             assert board.passes == 2
     assert stopped > 0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**40 + 7, "a string seed"])
+def test_fast_random_draws_random_randoms_own_numbers(seed: int | str) -> None:
+    # The compiled search draws from FastRandom: the same floats and bits in the same
+    # order as random.Random, through its state's twists (624 words each)
+    reference = random.Random(seed)
+    fast = FastRandom(random.Random(seed))
+    for i in range(5000):
+        if i % 5 == 2:
+            bits = i % 33
+            assert fast.getrandbits(bits) == reference.getrandbits(bits), i
+        else:
+            assert fast() == reference.random(), i
+    # the stream handed to a Random and back goes on where it was
+    other = random.Random()
+    fast.store(other)
+    assert [other.random() for _ in range(700)] == [reference.random() for _ in range(700)]
+    fast.load(other)
+    assert [fast.random() for _ in range(10)] == [reference.random() for _ in range(10)]
+    with pytest.raises(ValueError, match="0 to 32 bits"):
+        fast.getrandbits(33)
+
+
+def test_move_lists_filled_up_to_a_count() -> None:
+    # The playout's candidates: the first n items count, removal keeps the order
+    moves = FastBoard(9).geo.zeros[:]
+    for k, p in enumerate((12, 30, 12, 41)):
+        moves[k] = p
+    assert holds(moves, 4, 41) and not holds(moves, 3, 41) and not holds(moves, 4, 0)
+    assert remove_first(moves, 4, 12) == 3
+    assert [moves[k] for k in range(3)] == [30, 12, 41]
+    assert remove_first(moves, 3, 99) == 3
+    assert [moves[k] for k in range(3)] == [30, 12, 41]
