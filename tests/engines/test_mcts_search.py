@@ -235,7 +235,7 @@ def test_config_rejects_nonsense() -> None:
 
 
 def test_a_search_leaves_the_garbage_collector_as_it_found_it() -> None:
-    # simulate() hides the tree from the collector while it runs (gc.freeze)
+    # simulate() keeps the collector from walking the tree while it runs (gc.disable)
     search = Search(SearchConfig(), seed=1)
     search.set_position(FastBoard(9), 7.5)
     search.simulate(50)
@@ -252,3 +252,11 @@ def test_a_search_leaves_the_garbage_collector_as_it_found_it() -> None:
     finally:
         gc.unfreeze()
     assert kept and search.root_visits == 100
+    # and a collector the caller disabled stays disabled
+    gc.disable()
+    try:
+        search.simulate(10)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert search.root_visits == 110
