@@ -90,9 +90,11 @@ def _parser() -> argparse.ArgumentParser:
         choices=POLICY_NAMES,
         default=defaults.policy,
         help="playout policy: MoGo-style 'default' (it plays the vital point "
-        "of a three-point eye space before shapes; 'nakade' is another name "
-        "for it), the same without that rule 'no-nakade', reading ladders "
-        "before it runs a chain out of atari 'ladders', refusing every big "
+        "of a three-point eye space before shapes, and when nothing answers the "
+        "last move captures a chain in atari anywhere), the same capturing only "
+        "around the last move 'local-captures' ('nakade' is another name for "
+        "it), that without the eye-space rule 'no-nakade', the default reading "
+        "ladders before it runs a chain out of atari 'ladders', refusing every big "
         "self-atari, sacrifices too, 'strict', trying the last good reply to "
         "the last move before shapes 'lgrf', or uniform random 'light'",
     )

@@ -25,7 +25,9 @@ from engines.mcts.tree import (
     UctSelector,
 )
 
-PolicyName = Literal["default", "light", "ladders", "strict", "lgrf", "nakade", "no-nakade"]
+PolicyName = Literal[
+    "default", "light", "ladders", "strict", "lgrf", "local-captures", "nakade", "no-nakade"
+]
 StructureName = Literal["tree", "graph"]
 
 

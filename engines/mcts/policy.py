@@ -178,7 +178,16 @@ class Playout(Protocol):
     ) -> int: ...
 
 
-POLICY_NAMES: Final = ("default", "light", "ladders", "strict", "lgrf", "nakade", "no-nakade")
+POLICY_NAMES: Final = (
+    "default",
+    "light",
+    "ladders",
+    "strict",
+    "lgrf",
+    "local-captures",
+    "nakade",
+    "no-nakade",
+)
 
 
 def playout_light(
@@ -462,6 +471,7 @@ def playout_default(
     replies: list[list[int]] | None = None,
     record: list[int] | None = None,
     nakade: bool = True,
+    captures: bool = True,
 ) -> int:
     """MoGo-style playout: answer the last move locally, else play at random.
 
@@ -500,6 +510,14 @@ def playout_default(
     touches), has its vital point played before any shape
     (:func:`~engines.mcts.tactics.nakade_point`): the eye space cannot make two
     eyes.
+
+    ``captures`` (on by default; off: the ``local-captures`` policy): when
+    nothing answers the last move (no save, capture, nakade, reply or shape),
+    capture an opponent chain in atari anywhere on the board, one at random,
+    before a random move: MoGo's third rule (Gelly & Silver 2011, §3.5).  The
+    chains that may be in atari are kept in a list as the playout goes (a chain
+    only loses liberties to a stone played next to it), so nothing scans the
+    board at every move.
     """
     # Machine integers where mypyc compiles this (the board's arrays hold i64);
     # interpreted, these declarations do nothing.
@@ -594,6 +612,25 @@ def playout_default(
     asked = zeros[:]
     tick: i64 = 0
     played = _amaf_buffer(amaf, zeros)
+    # The chains that may be in atari (``watch[:nwatch]``, a stone of each, marked in
+    # ``watched``): every chain in atari is listed, with some that no longer are,
+    # which the capture rule drops as it reads them.  Distinct points: fewer than the cells.
+    watch = zeros[:]
+    watched = zeros[:]
+    nwatch: i64 = 0
+    if captures:
+        p = 0
+        while p < cells:
+            cq = color[p]
+            if cq == 1 or cq == 2:
+                h = head[p]
+                if not watched[h]:
+                    lq = lkey[h]
+                    if lq < key2 or (lq < key5 and csize[h] > 1):
+                        watched[h] = 1
+                        watch[nwatch] = h
+                        nwatch += 1
+            p += 1
     # Black's stones minus White's, for the mercy rule (0: not kept)
     lead = stone_lead(color) if mercy else 0
     while passes < 2 and moves_left:
@@ -702,6 +739,30 @@ def playout_default(
                         candidates, shaped = shaped, candidates
                         ncand = nshape
                     nshape = 0
+                if not ncand and not move and nwatch:
+                    # 4. an opponent chain in atari anywhere: its liberty (our chains
+                    # listed stay for the opponent's turn; the rest are dropped)
+                    k = 0
+                    while k < nwatch:
+                        s = watch[k]
+                        cq = color[s]
+                        if cq == c:
+                            k += 1
+                            continue
+                        if cq == o:
+                            h = head[s]
+                            lq = lkey[h]
+                            if lq < key2 or (lq < key5 and csize[h] > 1):
+                                lib = one_liberty(lq) if native else walk_liberty(h, color, nxt, nb)
+                                if lib:
+                                    if not holds(candidates, ncand, lib):
+                                        candidates[ncand] = lib
+                                        ncand += 1
+                                    k += 1
+                                    continue
+                        watched[s] = 0
+                        nwatch -= 1
+                        watch[k] = watch[nwatch]
             while ncand:
                 size = int(ncand)  # (an int local: compiled, the product stays native)
                 i = int((fast.random() if fast is not None else rnd()) * size)
@@ -910,6 +971,24 @@ def playout_default(
         else:
             lkey[hp] = lkey[hp] + lk
             ko = 0
+        if captures:
+            # the chains that may have lost their second-last liberty: the opponent's
+            # next to p, and p's own
+            for q in nb[p]:
+                if color[q] == o:
+                    h = head[q]
+                    if not watched[h]:
+                        lq = lkey[h]
+                        if lq < key2 or (lq < key5 and csize[h] > 1):
+                            watched[h] = 1
+                            watch[nwatch] = h
+                            nwatch += 1
+            if not watched[hp]:
+                lq = lkey[hp]
+                if lq < key2 or (lq < key5 and csize[hp] > 1):
+                    watched[hp] = 1
+                    watch[nwatch] = hp
+                    nwatch += 1
         c = o
         if mercy:
             lead += 1 if o == 2 else -1  # the stone just placed was not o's
@@ -1027,9 +1106,14 @@ playout_ladders: Final[Playout] = functools.partial(playout_default, ladders=Tru
 playout_strict: Final[Playout] = functools.partial(playout_default, sacrifices=False)
 
 
-#: The default policy, except that it does not look for the vital point of a
+#: The default policy, except that it captures only at or around the last move, never
+#: a chain in atari elsewhere (the default policy before 2026-11-30, also named ``nakade``).
+playout_local_captures: Final[Playout] = functools.partial(playout_default, captures=False)
+
+
+#: ``local-captures``, except that it does not look for the vital point of a
 #: three-point eye space (the default policy before 2026-11-28).
-playout_no_nakade: Final[Playout] = functools.partial(playout_default, nakade=False)
+playout_no_nakade: Final[Playout] = functools.partial(playout_default, nakade=False, captures=False)
 
 
 PLAYOUTS: Final[dict[str, Playout]] = {
@@ -1037,6 +1121,8 @@ PLAYOUTS: Final[dict[str, Playout]] = {
     "strict": playout_strict,
     "light": playout_light,
     "ladders": playout_ladders,
-    "nakade": playout_default,  # the default's name while it was being measured
+    "local-captures": playout_local_captures,
+    # the name of the default of 2026-11-28 while it was being measured (its rows still run)
+    "nakade": playout_local_captures,
     "no-nakade": playout_no_nakade,
 }
