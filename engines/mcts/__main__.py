@@ -90,11 +90,11 @@ def _parser() -> argparse.ArgumentParser:
         choices=POLICY_NAMES,
         default=defaults.policy,
         help="playout policy: MoGo-style 'default' (it plays the vital point "
-        "of a three-point eye space before shapes, and when nothing answers the "
-        "last move captures a chain in atari anywhere), the same capturing only "
-        "around the last move 'local-captures' ('nakade' is another name for "
-        "it), that without the eye-space rule 'no-nakade', the default reading "
-        "ladders before it runs a chain out of atari 'ladders', refusing every big "
+        "of a three-point eye space before shapes; 'nakade' is another name "
+        "for it), the same without that rule 'no-nakade', the same capturing a "
+        "chain in atari anywhere when nothing answers the last move (MoGo's "
+        "third rule) 'captures', reading ladders "
+        "before it runs a chain out of atari 'ladders', refusing every big "
         "self-atari, sacrifices too, 'strict', trying the last good reply to "
         "the last move before shapes 'lgrf', or uniform random 'light'",
     )
@@ -196,6 +196,13 @@ def _parser() -> argparse.ArgumentParser:
         default=defaults.rave_exploration,
         metavar="C",
         help="UCT exploration constant when RAVE is on",
+    )
+    search.add_argument(
+        "--rave-amaf",
+        choices=("first", "any"),
+        default=defaults.rave_amaf,
+        help="which later plays of a point count for a move's AMAF value: the point's "
+        "first play only, or any play by the same player (also after a capture)",
     )
     search.add_argument(
         "--priors",
@@ -339,6 +346,7 @@ def options_from_args(argv: Sequence[str] | None = None) -> EngineOptions:
             rave_k=ns.rave_k,
             rave_bias=ns.rave_bias,
             rave_exploration=ns.rave_exploration,
+            rave_amaf=ns.rave_amaf,
             priors=ns.priors,
             prior_visits=ns.prior_visits,
             prior_weights=ns.prior_weights,

@@ -26,9 +26,10 @@ from engines.mcts.tree import (
 )
 
 PolicyName = Literal[
-    "default", "light", "ladders", "strict", "lgrf", "local-captures", "nakade", "no-nakade"
+    "default", "light", "ladders", "strict", "lgrf", "captures", "nakade", "no-nakade"
 ]
 StructureName = Literal["tree", "graph"]
+AmafName = Literal["first", "any"]
 
 
 @attrs.frozen
@@ -59,6 +60,10 @@ class SearchConfig:
     rave_k: float = 1000.0  # equivalence parameter of the hand-selected schedule
     rave_bias: float = 0.0085  # RAVE bias b of the minimum-MSE schedule
     rave_exploration: float = 0.0  # UCT's c when RAVE is on (Gelly & Silver found 0 best)
+    # Which plays of a point after a node count for its AMAF value: "first", only the
+    # point's first play (since 2026-11-30: a point taken by the opponent and played
+    # again after a capture is not a move made now); "any", every player who played it
+    rave_amaf: AmafName = "first"
     priors: PriorName = "heuristic"
     prior_visits: float = 10.0  # equivalent experience of the priors' base confidence
     prior_weights: PriorWeights = attrs.field(  # the heuristic's rules, in that unit
@@ -114,6 +119,8 @@ class SearchConfig:
             raise ValueError(f"unknown RAVE schedule {self.rave!r} (off, k or mse)")
         if not self.rave_k > 0 or not self.rave_bias >= 0 or not self.rave_exploration >= 0:
             raise ValueError("rave_k must be positive, rave_bias and rave_exploration not negative")
+        if self.rave_amaf not in ("first", "any"):
+            raise ValueError(f"unknown AMAF rule {self.rave_amaf!r} (first or any)")
         if self.priors not in PRIOR_NAMES:
             raise ValueError(f"unknown priors {self.priors!r} ({', '.join(PRIOR_NAMES)})")
         if not self.prior_visits >= 0 or math.isinf(self.prior_visits):

@@ -54,7 +54,7 @@ from engines.mcts.config import SearchConfig as SearchConfig
 from engines.mcts.config import StructureName as StructureName
 from engines.mcts.config import make_selector
 from engines.mcts.fastboard import BLACK, EMPTY, NATIVE, PASS, WHITE, FastBoard
-from engines.mcts.policy import FastRandom, black_result, new_playout
+from engines.mcts.policy import AMAF_FIRST, FastRandom, black_result, new_playout
 from engines.mcts.priors import candidate_moves, heuristic_priors, list_moves, puct_priors
 from engines.mcts.results import RESIGN as RESIGN  # re-exported: the results vocabulary
 from engines.mcts.results import Decision as Decision
@@ -72,9 +72,13 @@ from engines.mcts.tree import SelectionName as SelectionName
 
 Expansion = tuple[Sequence[int], Sequence[tuple[float, float]] | None]
 _REQUESTED: Final = array("H")  # ``untried`` of a node whose moves a worker is listing
-# Per colour: maps an AMAF record's bytes (colour bits) to 1 where that colour played.
+# Per colour: maps an AMAF record's bytes (colour bits) to 1 where that colour played
+# ("any") or played first ("first"; see policy.AMAF_FIRST).
 _PLAYED_BY: Final = tuple(
     bytes((b >> (c - 1)) & 1 if c else 0 for b in range(256)) for c in range(3)
+)
+_FIRST_BY: Final = tuple(
+    bytes(1 if c and b >> AMAF_FIRST == c else 0 for b in range(256)) for c in range(3)
 )
 _move_of = attrgetter("move")
 _T = TypeVar("_T")
@@ -181,6 +185,7 @@ class Search:
         # Keep every child's selection value in ``score`` (see ScoredSelector)
         self._scored = self.config.scored
         self._b4 = self.config.rave_b4
+        self._amaf_first = self.config.rave_amaf == "first"
         self._fpu = self.config.uct_fpu
         self._table: dict[tuple[int, int, int, int], Position] = {}
         self.evaluator: Evaluator | None = None  # worker processes (engines.mcts.parallel)
@@ -599,12 +604,16 @@ class Search:
                 self.attach_children(node, expansion[0], expansion[1], grand)
         to_move: i64  # (a machine integer compiled: it masks the AMAF record's items)
         k: i64
+        mask: i64
+        want: i64
         root_to_move = self.root_board.to_move
         path = leaf.path
         depth = len(path) - 1
         # the player to move at path[depth]; the leaf's mover is the other one
         to_move = root_to_move if depth % 2 == 0 else 3 - root_to_move
         rave = self._rave and amaf is not None
+        # a child's move counts if the player to move played its point (first, or at all)
+        first = self._amaf_first
         if self._graph:
             self._backup_graph(leaf, black_result, amaf if rave else None, to_move)
             return
@@ -632,9 +641,10 @@ class Search:
                 if i < depth:
                     move = path[i + 1].move
                     if move != PASS:
-                        amaf[move] |= to_move
+                        # the tree's move came before every play recorded so far
+                        amaf[move] = (amaf[move] & 3) | to_move | to_move << AMAF_FIRST
                         if NATIVE:
-                            record[move] = record[move] | to_move
+                            record[move] = (record[move] & 3) | to_move | to_move << AMAF_FIRST
                 kids = node.child_nodes
                 stats = node.stats
                 if kids and stats is not None:
@@ -650,8 +660,10 @@ class Search:
                         # below box every hit; and the update written out here: as a
                         # call it was not inlined)
                         moves = stats.moves
+                        mask = 3 << AMAF_FIRST if first else to_move
+                        want = to_move << AMAF_FIRST if first else to_move
                         for k in range(len(moves)):
-                            if record[moves[k]] & to_move:
+                            if record[moves[k]] & mask == want:
                                 an = avs[k] + 1
                                 aw = aws[k] + won
                                 avs[k] = an
@@ -669,7 +681,7 @@ class Search:
                         to_move = 3 - to_move
                         continue
                     # the children whose move the player to move played: filtered in C
-                    played = amaf.translate(_PLAYED_BY[to_move])
+                    played = amaf.translate((_FIRST_BY if first else _PLAYED_BY)[to_move])
                     getter = stats.hits
                     if getter is None:
                         getter = stats.hits = _moves_getter(cast("list[int]", stats.moves))
@@ -711,12 +723,12 @@ class Search:
                 edge = edges[i]
                 edge.pending -= 1
                 if amaf is not None and edge.move != PASS:
-                    amaf[edge.move] |= to_move
+                    amaf[edge.move] = (amaf[edge.move] & 3) | to_move | to_move << AMAF_FIRST
             pos.recompute()
             kids = pos.child_nodes
             if kids and amaf is not None:
                 won = black_result if to_move == BLACK else 1.0 - black_result
-                played = amaf.translate(_PLAYED_BY[to_move])
+                played = amaf.translate((_FIRST_BY if self._amaf_first else _PLAYED_BY)[to_move])
                 stats = pos.stats
                 if stats is None:  # edges made elsewhere, each with its own statistics
                     children = cast("list[Node]", kids)

@@ -16,7 +16,7 @@ from engines.mcts.policy import (
     playout_default,
     playout_light,
 )
-from engines.mcts.tactics import holds, remove_first, self_atari
+from engines.mcts.tactics import atari_sacrifice, holds, remove_first, self_atari
 from gtp.board import Board
 from gtp.vertex import Colour
 from tests.engines.test_mcts_fastboard import assert_consistent, assert_same, fast_from
@@ -33,16 +33,17 @@ def own_true_eye(board: FastBoard, p: int, colour: int) -> bool:
 
 
 def refused_by_default(board: FastBoard, p: int, colour: int) -> bool:
-    """The default policy keeps true eyes and refuses big self-ataris."""
-    return own_true_eye(board, p, colour) or self_atari(
-        p,
-        colour,
+    """The default policy keeps true eyes and refuses big self-ataris but sacrifices."""
+    color, head, nxt, csize, nb = (
         board.color,
         board.head,
         board.nxt,
-        board.lkey,
         board.csize,
         board.geo.neighbours,
+    )
+    return own_true_eye(board, p, colour) or (
+        self_atari(p, colour, color, head, nxt, board.lkey, csize, nb)
+        and not atari_sacrifice(p, colour, color, head, nxt, csize, nb)
     )
 
 
@@ -139,6 +140,39 @@ def test_default_policy_captures_next_to_the_last_move(seed: int) -> None:
     playout_default(board, random.Random(seed).random, 1)
     assert board.last_move == geo.index((2, 2))  # C3 captures
     assert board.color[geo.index((3, 2))] == EMPTY
+
+
+FAR_ATARI = """
+        O X . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        """
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_captures_policy_takes_a_chain_in_atari_anywhere(seed: int) -> None:
+    # Nothing answers White's lone stone far from the corner, where a white stone
+    # is in atari: MoGo's third rule captures it before any random move.
+    board = fast_from(FAR_ATARI, to_move=WHITE)
+    geo = board.geo
+    board.play(geo.index((4, 4)), WHITE)
+    PLAYOUTS["captures"](board, random.Random(seed).random, 1)
+    assert board.color[geo.index((6, 0))] == EMPTY  # A7 taken
+    assert board.last_move == geo.index((5, 0))  # by A6
+
+
+def test_default_policy_leaves_a_far_chain_in_atari_to_chance() -> None:
+    takes = 0
+    for seed in range(20):
+        board = fast_from(FAR_ATARI, to_move=WHITE)
+        board.play(board.geo.index((4, 4)), WHITE)
+        playout_default(board, random.Random(seed).random, 1)
+        takes += board.color[board.geo.index((6, 0))] == EMPTY
+    assert takes < 5  # a random move among 45 only now and then
 
 
 def test_shape_table_knows_a_hane_and_ignores_empty_space() -> None:
