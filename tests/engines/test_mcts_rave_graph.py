@@ -8,6 +8,7 @@ import pytest
 
 from engines.mcts.fastboard import BLACK, PASS, WHITE, FastBoard
 from engines.mcts.parallel import WorkerPool
+from engines.mcts.policy import AMAF_FIRST
 from engines.mcts.priors import PriorWeights, heuristic_priors, prior_weights
 from engines.mcts.search import Search, SearchConfig
 from engines.mcts.tree import BlendSelector, Node, Position
@@ -28,8 +29,10 @@ def played(board: FastBoard, *moves: str) -> FastBoard:
 # AMAF
 
 
-def test_amaf_credits_every_move_to_the_player_who_played_it() -> None:
-    search = Search(SearchConfig(rave="mse", priors="none", expand_threshold=1), seed=3)
+@pytest.mark.parametrize("rule", ["first", "any"])
+def test_amaf_credits_a_move_to_the_player_who_played_it(rule: str) -> None:
+    config = SearchConfig(rave="mse", priors="none", expand_threshold=1, rave_amaf=rule)  # type: ignore[arg-type]
+    search = Search(config, seed=3)
     board = FastBoard(5)
     search.set_position(board, 0.5)
     root = search.root
@@ -42,29 +45,69 @@ def test_amaf_credits_every_move_to_the_player_who_played_it() -> None:
     assert len(leaf.path) == 3
     a, b = leaf.path[1].move, leaf.path[2].move
     others = [m for m in board.geo.points if m not in (a, b)]
-    black_later, white_later, both = others[0], others[1], others[2]
+    black_later, white_later, black_first, white_first = others[:4]
     amaf = bytearray(board.geo.cells)
-    amaf[black_later] |= BLACK
-    amaf[white_later] |= WHITE
-    amaf[both] |= BLACK | WHITE  # captured and later retaken: each player gets credit once
+    # a playout's record: the colours that played a point, and who played it first
+    amaf[black_later] = BLACK | BLACK << AMAF_FIRST
+    amaf[white_later] = WHITE | WHITE << AMAF_FIRST
+    # captured and played again by the other player
+    amaf[black_first] = BLACK | WHITE | BLACK << AMAF_FIRST
+    amaf[white_first] = BLACK | WHITE | WHITE << AMAF_FIRST
     before_root = {c.move: (c.amaf_visits, c.amaf_wins) for c in root.children}
     node_a = leaf.path[1]
     assert node_a.children is not None
     before_a = {c.move: (c.amaf_visits, c.amaf_wins) for c in node_a.children}
     search.backup(leaf, 1.0, amaf)  # Black won
     gained_root = {c.move for c in root.children if c.amaf_visits != before_root[c.move][0]}
-    # Black to move at the root: Black's moves (a from the tree, the playout's) count
-    assert gained_root == {a, black_later, both}
+    # Black to move at the root: Black's moves (a from the tree, the playout's) count;
+    # a point White took first only under the rule "any"
+    retaken = {white_first} if rule == "any" else set()
+    assert gained_root == {a, black_later, black_first} | retaken
     for c in root.children:
         if c.move in gained_root:
             assert c.amaf_visits == before_root[c.move][0] + 1
             assert c.amaf_wins == before_root[c.move][1] + 1.0  # a Black win
     gained_a = {c.move for c in node_a.children if c.amaf_visits != before_a[c.move][0]}
     # White to move at a: b (tree) and White's playout moves, never Black's
-    assert gained_a == {b, white_later, both} & set(before_a)
+    retaken = {black_first} if rule == "any" else set()
+    assert gained_a == ({b, white_later, white_first} | retaken) & set(before_a)
     for c in node_a.children:
         if c.move in gained_a:
             assert c.amaf_wins == before_a[c.move][1]  # a loss for White
+
+
+def test_playouts_record_who_played_a_point_first() -> None:
+    search = Search(SearchConfig(), seed=11)
+    board = FastBoard(9)
+    search.set_position(board, 7.5)
+    seen_retaken = 0
+    for _ in range(50):
+        copy = board.copy()
+        _result, amaf = search.evaluate(copy)
+        assert amaf is not None
+        for p in board.geo.points:
+            colours, first = amaf[p] & 3, amaf[p] >> AMAF_FIRST
+            assert (colours == 0) == (first == 0)
+            assert first in (0, BLACK, WHITE) and colours & first == first
+            seen_retaken += colours == BLACK | WHITE
+    assert seen_retaken  # captures happen: some points were played by both
+
+
+# Game vs-gnugo_147 of a 3,000-simulation row (GNU Go Black): White's B9 has put
+# Black's four stones C9 D9 E9 D8 in atari; Black F9 joins them to F8 and saves them.
+# White had played F9 earlier (captured), and in most playouts White takes F9 again:
+# counting those plays for Black's F9 ("any") gave it an AMAF value near 8% and no
+# visit, and the search wrote the stones off.
+SAVE_AT_F9 = "G5 F6 G6 G7 F7 E7 F8 E8 G8 E5 C4 B3 C7 D4 D8 C3 G3 B8 B7 D9 C9 C8 E9 D7 D9 F9 G9 B9"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_first_play_amaf_finds_the_save_the_opponent_would_take(seed: int) -> None:
+    board = played(FastBoard(9), *SAVE_AT_F9.split())
+    search = Search(SearchConfig(), seed=seed)
+    search.set_position(board, 7.5)
+    search.simulate(3000)
+    assert search.decide(allow_resign=False).move == point(board, "F9")
 
 
 def test_a_real_simulation_records_amaf_for_moves_of_the_playout() -> None:
@@ -487,16 +530,18 @@ def test_terminal_positions_score_by_area() -> None:
     ],
 )
 def test_every_mode_finds_the_capture_that_wins_the_game(config: SearchConfig) -> None:
-    # 5 . X . . .
+    # 5 X X X . .
     # 4 X X X X X
     # 3 O O O O X     Both sides have chains whose last liberty is C1: whoever
     # 2 X X X O X     plays there first captures.  Black to move: C1 is the
-    # 1 O O . O X     only move that wins.
+    # 1 O O . O X     only move that wins (Black's outer chain has two liberties,
+    #                 too few for the race that follows White's capture at C1).
     board = FastBoard(5)
     board.setup(
         black=[
             point(board, v)
-            for v in ("B5", "A4", "B4", "C4", "D4", "E4", "E3", "E2", "E1", "A2", "B2", "C2")
+            for v in ("A5", "B5", "C5", "A4", "B4", "C4", "D4", "E4", "E3", "E2", "E1")
+            + ("A2", "B2", "C2")
         ],
         white=[point(board, v) for v in ("A3", "B3", "C3", "D3", "D2", "D1", "A1", "B1")],
     )
