@@ -185,6 +185,13 @@ CONFIGS: Final[Mapping[str, tuple[str, ...]]] = {
     "heuristic-rave-expand8": (*_DEFAULT, "--expand-threshold", "8"),
     # Both: nodes expanded at their eighth visit and playouts stopped at a 20-stone lead.
     "heuristic-rave-expand8-mercy20": (*_DEFAULT, "--expand-threshold", "8", "--mercy", "20"),
+    # The default search with playouts that also capture a chain in atari anywhere when
+    # nothing answers the last move (MoGo's third rule; measured at e2f8b1f, where it
+    # was the default policy).
+    "heuristic-rave-captures": (*_DEFAULT, "--policy", "captures"),
+    # The default search crediting every later play of a point to its player's AMAF
+    # value, also after the opponent took the point first (the default before 2026-11-30).
+    "heuristic-rave-amaf-any": (*_DEFAULT, "--rave-amaf", "any"),
 }
 DEFAULT_SIMS: Final = (1000, 3000)
 
