@@ -113,7 +113,8 @@ def test_bad_arguments_give_one_line_and_status_2(capsys: pytest.CaptureFixture[
         " heuristic-rave-strict, heuristic-rave-lgrf, heuristic-rave-nakade,"
         " heuristic-rave-no-nakade, heuristic-rave-pv30, heuristic-rave-pv5,"
         " heuristic-rave-expand1, heuristic-rave-noresign, heuristic-rave-mercy20,"
-        " heuristic-rave-expand8, heuristic-rave-expand8-mercy20)",
+        " heuristic-rave-expand8, heuristic-rave-expand8-mercy20, heuristic-rave-captures,"
+        " heuristic-rave-amaf-any)",
         "engine_strength: give --games N (games per competition) or --report-only",
     ]
 

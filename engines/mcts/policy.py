@@ -454,6 +454,27 @@ def _amaf_merge(amaf: bytearray | None, played: vec[i64]) -> None:
         amaf[:] = merged.to_bytes(len(amaf), "little")
 
 
+def _watch(
+    h: i64,
+    watch: vec[i64],
+    watched: vec[i64],
+    n: i64,
+    lkey: vec[i64],
+    csize: vec[i64],
+    key2: i64,
+    key5: i64,
+) -> i64:
+    """List chain ``h`` in ``watch[:n]`` if it may be in atari and is not listed; the new count."""
+    lq: i64
+    if not watched[h]:
+        lq = lkey[h]
+        if lq < key2 or (lq < key5 and csize[h] > 1):
+            watched[h] = 1
+            watch[n] = h
+            n += 1
+    return n
+
+
 def _write_back(
     board: FastBoard, empties: vec[i64], to_move: int, passes: int, ko: int, last: int
 ) -> None:
@@ -632,13 +653,7 @@ def playout_default(
         while p < cells:
             cq = color[p]
             if cq == 1 or cq == 2:
-                h = head[p]
-                if not watched[h]:
-                    lq = lkey[h]
-                    if lq < key2 or (lq < key5 and csize[h] > 1):
-                        watched[h] = 1
-                        watch[nwatch] = h
-                        nwatch += 1
+                nwatch = _watch(head[p], watch, watched, nwatch, lkey, csize, key2, key5)
             p += 1
     # Black's stones minus White's, for the mercy rule (0: not kept)
     lead = stone_lead(color) if mercy else 0
@@ -986,19 +1001,8 @@ def playout_default(
             # next to p, and p's own
             for q in nb[p]:
                 if color[q] == o:
-                    h = head[q]
-                    if not watched[h]:
-                        lq = lkey[h]
-                        if lq < key2 or (lq < key5 and csize[h] > 1):
-                            watched[h] = 1
-                            watch[nwatch] = h
-                            nwatch += 1
-            if not watched[hp]:
-                lq = lkey[hp]
-                if lq < key2 or (lq < key5 and csize[hp] > 1):
-                    watched[hp] = 1
-                    watch[nwatch] = hp
-                    nwatch += 1
+                    nwatch = _watch(head[q], watch, watched, nwatch, lkey, csize, key2, key5)
+            nwatch = _watch(hp, watch, watched, nwatch, lkey, csize, key2, key5)
         c = o
         if mercy:
             lead += 1 if o == 2 else -1  # the stone just placed was not o's

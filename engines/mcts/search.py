@@ -15,11 +15,18 @@ A node is expanded (lists its moves) once it has been visited
 from there.  Plain UCT and PUCT create children lazily, one per selection;
 RAVE, priors and graph search create them all at expansion.
 
-**RAVE** (Gelly & Silver 2011, §4): every simulation records, per colour, the
-points that colour played from the root to the end of the playout.  Walking
-back up the path, each node's children get an AMAF update when the player to
-move at that node played their point at that node or later in the simulation
-(each point once per simulation, for the player who played it).
+**RAVE** (Gelly & Silver 2011, §4): every simulation records, per point, the
+colours that played it from the root to the end of the playout and the colour
+that played it first.  Walking back up the path, each node's children get an
+AMAF update when the player to move at that node was the first to play their
+point from that node on (``rave_amaf="first"``, the default since 2026-11-30),
+or played it at all (``"any"``, each point once per simulation and player).
+The difference is a point the opponent takes first: a liberty that saves a
+chain in atari, which the opponent fills to capture in most playouts and the
+player plays again later, after the capture.  Counted for the player ("any"),
+those later, losing plays gave the saving move an AMAF value near the
+capture's and no visit at all (a 3,000-simulation search wrote off four
+stones that one move saved; see ``tests/engines/test_mcts_rave_graph.py``).
 
 **Graph search** (seed 004): positions are shared through a table keyed by the
 Zobrist hash, the side to move, the simple-ko point and the count of

@@ -540,8 +540,22 @@ def test_every_mode_finds_the_capture_that_wins_the_game(config: SearchConfig) -
     board.setup(
         black=[
             point(board, v)
-            for v in ("A5", "B5", "C5", "A4", "B4", "C4", "D4", "E4", "E3", "E2", "E1")
-            + ("A2", "B2", "C2")
+            for v in [
+                "A5",
+                "B5",
+                "C5",
+                "A4",
+                "B4",
+                "C4",
+                "D4",
+                "E4",
+                "E3",
+                "E2",
+                "E1",
+                "A2",
+                "B2",
+                "C2",
+            ]
         ],
         white=[point(board, v) for v in ("A3", "B3", "C3", "D3", "D2", "D1", "A1", "B1")],
     )
